@@ -1,0 +1,71 @@
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "exchange/core/types.h"
+
+namespace cfx::exchange {
+
+enum class CommandType : uint8_t {
+  kNone = 0,
+  kNewOrder = 1,
+  kCancel = 2,
+  kReplace = 3,
+  kMassCancel = 4,          // instrument 0 = every instrument
+  kSetInstrumentState = 5,  // admin
+  kSetReferencePrice = 6,   // admin / DSP / index fixing
+  kTimer = 7,               // advances time: expires due GTD orders
+};
+
+// Order flags.
+inline constexpr uint8_t kFlagPostOnly = 1u << 0;
+inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
+
+// One sequenced input to the engine. Fixed size and trivially copyable so it
+// can be copied through rings and written to the journal as it is.
+//
+// Fields used per type (all others must be zero):
+//   kNewOrder:           account, instrument, side, order_type, tif, stp,
+//                        flags, client_order_id, price (limit orders),
+//                        quantity, expire_time() (GTD only)
+//   kCancel:             account, order_id(), client_order_id
+//   kReplace:            account, order_id(), client_order_id, price, quantity
+//                        (the new total order quantity, filled included)
+//   kMassCancel:         account, instrument (0 = all)
+//   kSetInstrumentState: instrument, state
+//   kSetReferencePrice:  instrument, price
+//   kTimer:              (ts only)
+struct Command {
+  Seq seq;       // stamped by the sequencer
+  Timestamp ts;  // stamped by the sequencer: the only clock the engine sees
+  CommandType type = CommandType::kNone;
+  Side side = Side::kNone;
+  OrderType order_type = OrderType::kNone;
+  TimeInForce tif = TimeInForce::kNone;
+  StpMode stp = StpMode::kAccountDefault;
+  uint8_t flags = 0;
+  InstrumentState state = InstrumentState::kNone;
+  uint8_t reserved = 0;
+  AccountId account;
+  InstrumentId instrument;
+  ClientOrderId client_order_id;
+  // kCancel, kReplace: the target order id; kNewOrder with kGtd: the
+  // expire time. One slot keeps Command within a cache line; use the
+  // accessors below.
+  uint64_t target = 0;
+  Price price;
+  Quantity quantity;
+
+  OrderId order_id() const { return OrderId{target}; }
+  void set_order_id(OrderId id) { target = id.value; }
+  Timestamp expire_time() const {
+    return Timestamp{static_cast<int64_t>(target)};
+  }
+  void set_expire_time(Timestamp t) { target = static_cast<uint64_t>(t.nanos); }
+};
+
+static_assert(std::is_trivially_copyable_v<Command>);
+static_assert(sizeof(Command) <= kCacheLineSize);
+
+}  // namespace cfx::exchange

@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "exchange/core/command.h"
+#include "exchange/core/engine_config.h"
+#include "exchange/core/event.h"
+#include "exchange/core/status.h"
+#include "exchange/core/types.h"
+
+namespace cfx::exchange {
+
+namespace internal {
+struct EngineState;
+}  // namespace internal
+
+// The matching engine of one shard: a deterministic state machine over the
+// sequenced command stream. Price-time priority books for every configured
+// instrument, pre-trade checks, self-trade prevention, positions, expiry.
+// The semantics are specified in docs/matching.md.
+//
+// Thread: owned by one matching thread; no internal locking.
+// Memory: every pool is sized from EngineLimits in Create(); Apply() never
+// allocates, performs no I/O and reads no clock.
+class Engine {
+ public:
+  // Returns kInvalidArgument if the config does not validate.
+  static Result<std::unique_ptr<Engine>> Create(const EngineConfig& config);
+
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Applies one sequenced command and appends its events to `out`: exactly
+  // one result event (IsResult) plus its consequences. A rejected command
+  // changes nothing but the time (due GTD orders still expire).
+  // A command whose seq is not above the last applied one is rejected with
+  // kSequenceOutOfOrder and changes nothing at all.
+  void Apply(const Command& cmd, EventSink& out) noexcept;
+
+  // Hash of the whole business state (see docs/matching.md, "State hash"):
+  // books, orders, positions, id counters; not the last seq, so a rejected
+  // command leaves it unchanged. Walks every resting order: O(state).
+  uint64_t StateHash() const noexcept;
+
+  // Read-only views for tests, depth snapshots and tools.
+  Seq last_seq() const noexcept;
+  std::size_t resting_orders() const noexcept;
+  // Best price on `side`, or Price{0} when that side is empty or the
+  // instrument is unknown.
+  Price best_price(InstrumentId instrument, Side side) const noexcept;
+  // Aggregate lots resting at `price` on `side` (0 when none).
+  Quantity level_quantity(InstrumentId instrument, Side side,
+                          Price price) const noexcept;
+  // Net position of `account` in `instrument`, in lots (buys positive).
+  int64_t position(AccountId account, InstrumentId instrument) const noexcept;
+  InstrumentState state(InstrumentId instrument) const noexcept;
+
+ private:
+  explicit Engine(std::unique_ptr<internal::EngineState> state);
+  std::unique_ptr<internal::EngineState> s_;
+};
+
+}  // namespace cfx::exchange

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "exchange/core/status.h"
+#include "exchange/core/types.h"
+
+namespace cfx::exchange {
+
+// Static description of one tradable instrument, as the engine needs it.
+// Symbols, grades and calendars live outside the core.
+struct InstrumentConfig {
+  InstrumentId id;
+  InstrumentKind kind = InstrumentKind::kFuture;
+  // Minimum price increment, a multiple of the price grid. Default: $0.01.
+  Price tick{100};
+  // Highest accepted limit price; sizes the price ladder (max_price / tick
+  // levels per side). Default: $100.00.
+  Price max_price{100 * kPriceUnitsPerUsd};
+  // Reference price for the price band and market protection. Default:
+  // $5.80, the B200-STD initial reference.
+  Price reference_price{58'000};
+  // Order quantity bounds, in lots. Default: 1 to 1,000.
+  Quantity min_quantity{1};
+  Quantity max_quantity{1'000};
+  // Maximum |position + open orders| per account on each side, in lots.
+  // 0 = no limit. Default: 0.
+  Quantity position_limit{0};
+  // Limit-order price band around the reference, in basis points: buys
+  // above ref + band and sells below ref - band are rejected. Default: 10 %.
+  int32_t band_bps = 1'000;
+  // Market-order protection band around the reference, in basis points.
+  // Default: 5 %.
+  int32_t market_band_bps = 500;
+  // GPU-hours per lot: 192 for a spot node-day, 730 for a future. Used for
+  // the notional overflow check. Default: 730.
+  int64_t gpu_hours_per_lot = 730;
+  InstrumentState initial_state = InstrumentState::kOpen;
+};
+
+struct AccountConfig {
+  AccountId id;
+  // Self-trade prevention used when an order does not name one.
+  StpMode stp = StpMode::kCancelNewest;
+};
+
+// Capacity, fixed at construction: Apply() never allocates.
+struct EngineLimits {
+  // Resting orders across all instruments. Default: 1 << 20.
+  uint32_t max_orders = 1u << 20;
+  // Highest AccountId + 1. Default: 1,024.
+  uint32_t max_accounts = 1'024;
+  // Highest InstrumentId + 1. Default: 64.
+  uint32_t max_instruments = 64;
+};
+
+struct EngineConfig {
+  EngineLimits limits;
+  std::vector<InstrumentConfig> instruments;
+  std::vector<AccountConfig> accounts;
+};
+
+// Checks ids, ranges and consistency (tick divides max and reference price,
+// bands in (0, 10000), bounds ordered, ids unique and within limits).
+// Returns kInvalidArgument naming the offending instrument or account.
+Status ValidateEngineConfig(const EngineConfig& config);
+
+}  // namespace cfx::exchange

@@ -1,0 +1,134 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "exchange/core/command.h"
+#include "exchange/core/reject_code.h"
+#include "exchange/core/types.h"
+
+namespace cfx::exchange {
+
+enum class EventType : uint8_t {
+  kNone = 0,
+  // Results: every command yields exactly one of these (see IsResult()).
+  kRejected = 1,         // any command; reason = RejectCode, command = type
+  kOrderAccepted = 2,    // kNewOrder passed every check (fills may follow)
+  kCancelAccepted = 3,   // kCancel: the order left the book
+  kOrderReplaced = 4,    // kReplace applied (fills may follow)
+  kMassCancelDone = 5,   // count = orders cancelled
+  kInstrumentStateChanged = 6,
+  kReferencePriceSet = 7,
+  kTimerDone = 8,        // count = orders expired by this timer
+  // Consequences.
+  kTrade = 20,           // one match; account/order = aggressor,
+                         // counter_* = resting order
+  kOrderCancelled = 21,  // left the book without a user cancel; reason =
+                         // CancelReason; quantity = lots cancelled
+  kOrderRestated = 22,   // leaves reduced by self-trade decrement
+  kBookLevel = 23,       // L2: new aggregate at (side, price); 0 = gone
+};
+
+// One engine output. Fixed size and trivially copyable. Fields per type:
+//   kRejected:        command, reason, account, instrument, order_id (cancel/
+//                     replace target), client_order_id, side, price, quantity
+//   kOrderAccepted:   account, instrument, order_id, client_order_id, side,
+//                     price (0 for market), quantity, leaves
+//   kCancelAccepted,
+//   kOrderCancelled:  reason (CancelReason), account, instrument, order_id,
+//                     client_order_id, side, price, quantity (lots
+//                     cancelled), leaves (0), filled
+//   kOrderReplaced:   account, instrument, order_id, client_order_id (the
+//                     replace's), side, price, quantity (new total), leaves,
+//                     filled
+//   kOrderRestated:   reason (kSelfTradePrevention), account, instrument,
+//                     order_id, client_order_id, side, price, quantity (lots
+//                     removed), leaves, filled
+//   kTrade:           trade_id, instrument, side (aggressor), price,
+//                     quantity; aggressor account/order/client/leaves/filled;
+//                     resting counter_account/.../counter_filled
+//   kBookLevel:       instrument, side, price, quantity (aggregate), count
+//                     (orders at the level)
+//   kMassCancelDone:  account, instrument (0 = all), count
+//   kInstrumentStateChanged: instrument, state
+//   kReferencePriceSet: instrument, price
+//   kTimerDone:       count
+struct Event {
+  Seq seq;       // of the command that caused the event
+  Timestamp ts;  // of that command
+  EventType type = EventType::kNone;
+  Side side = Side::kNone;
+  CommandType command = CommandType::kNone;
+  InstrumentState state = InstrumentState::kNone;
+  uint16_t reason = 0;  // RejectCode or CancelReason, per type
+  uint16_t reserved = 0;
+  InstrumentId instrument;
+  uint32_t count = 0;
+  AccountId account;
+  AccountId counter_account;
+  OrderId order_id;
+  OrderId counter_order_id;
+  ClientOrderId client_order_id;
+  ClientOrderId counter_client_order_id;
+  Price price;
+  Quantity quantity;
+  Quantity leaves;
+  Quantity counter_leaves;
+  Quantity filled;
+  Quantity counter_filled;
+  TradeId trade_id;
+
+  RejectCode reject_code() const { return static_cast<RejectCode>(reason); }
+  CancelReason cancel_reason() const {
+    return static_cast<CancelReason>(reason);
+  }
+};
+
+static_assert(std::is_trivially_copyable_v<Event>);
+static_assert(sizeof(Event) == 2 * kCacheLineSize);
+
+// True for the one event that ends each command.
+constexpr bool IsResult(EventType t) {
+  return t != EventType::kNone && static_cast<uint8_t>(t) < 20;
+}
+
+// Receives the engine's events in order. Events go into a caller-provided
+// buffer; when it is full, and when the caller calls Flush(), they are handed
+// to `flush(context, events, n)`. One indirect call per buffer, none per
+// event.
+//
+// Thread: owned by the thread that calls Engine::Apply().
+// Memory: never allocates; `buffer` must remain live while the sink is used.
+class EventSink {
+ public:
+  using FlushFn = void (*)(void* context, const Event* events, std::size_t n);
+
+  EventSink(Event* buffer, std::size_t capacity, FlushFn flush,
+            void* context) noexcept
+      : buffer_(buffer), capacity_(capacity), flush_(flush),
+        context_(context) {}
+  EventSink(const EventSink&) = delete;
+  EventSink& operator=(const EventSink&) = delete;
+
+  void Emit(const Event& e) noexcept {
+    if (size_ == capacity_) Flush();
+    buffer_[size_++] = e;
+  }
+
+  void Flush() noexcept {
+    if (size_ != 0) flush_(context_, buffer_, size_);
+    size_ = 0;
+  }
+
+  std::size_t pending() const { return size_; }
+
+ private:
+  Event* buffer_;
+  std::size_t capacity_;
+  FlushFn flush_;
+  void* context_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace cfx::exchange

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace cfx::exchange {
+
+// Why a command was refused. Ranged by stage (exchange-core's
+// CommandResultCode): 1xxx validation, 2xxx risk, 3xxx matching,
+// 4xxx state/admin, 9xxx system. Values are part of the wire and journal
+// contract: append, never renumber.
+enum class RejectCode : uint16_t {
+  kNone = 0,
+
+  // 1xxx: the command itself is malformed or does not fit the instrument.
+  kUnknownCommand = 1001,
+  kUnknownInstrument = 1002,
+  kUnknownAccount = 1003,
+  kInvalidSide = 1004,
+  kInvalidOrderType = 1005,
+  kInvalidTimeInForce = 1006,
+  kInvalidStpMode = 1007,
+  kInvalidPrice = 1008,           // zero or negative limit price
+  kPriceNotOnTick = 1009,
+  kPriceOutOfRange = 1010,        // above the instrument's maximum price
+  kQuantityBelowMinimum = 1011,
+  kQuantityAboveMaximum = 1012,
+  kMissingExpireTime = 1013,      // GTD without an expire time
+  kExpireTimeInPast = 1014,
+  kMarketOrderNeedsIocOrFok = 1015,
+  kPostOnlyNotAllowed = 1016,     // post-only on a market, IOC or FOK order
+  kInvalidFlags = 1017,
+  kInvalidInstrumentState = 1018, // admin command with an unknown state
+  kInvalidReferencePrice = 1019,
+
+  // 2xxx: pre-trade risk.
+  kPriceOutsideBand = 2001,
+  kPositionLimitExceeded = 2002,
+  kNotionalOverflow = 2003,
+  kInsufficientMargin = 2004,
+  kGradeNotEligible = 2005,
+  kNoReferencePrice = 2006,       // market order with no reference to bound it
+
+  // 3xxx: matching.
+  kPostOnlyWouldCross = 3001,
+  kUnknownOrder = 3002,           // also: another account's order
+  kReplaceQuantityNotAboveFilled = 3003,
+  kReplaceNoChange = 3004,
+  kOrderBookFull = 3005,          // order pool or price level capacity
+
+  // 4xxx: instrument state and admin.
+  kInstrumentNotOpen = 4001,
+  kInstrumentExpired = 4002,
+  kInvalidStateTransition = 4003,
+
+  // 9xxx: system.
+  kSystemBusy = 9001,
+  kSequenceOutOfOrder = 9002,     // seq not above the last applied seq
+};
+
+// Stable, upper-snake name of a code, e.g. "PRICE_OUTSIDE_BAND". Used in
+// FIX Text(58), protobuf reject text, CLI errors and logs.
+std::string_view RejectCodeName(RejectCode code) noexcept;
+
+// Why an order left the book without filling.
+enum class CancelReason : uint16_t {
+  kNone = 0,
+  kUserRequest = 1,
+  kMassCancel = 2,
+  kIocRemainder = 3,           // IOC or market order remainder
+  kFokNotFilled = 4,
+  kSelfTradePrevention = 5,
+  kMarketProtection = 6,       // market order stopped at its protection band
+  kInstrumentExpired = 7,
+  kGradeEligibilityLost = 8,
+  kExpired = 9,                // DAY at session close, GTD at its time
+};
+
+std::string_view CancelReasonName(CancelReason reason) noexcept;
+
+}  // namespace cfx::exchange

@@ -1,0 +1,125 @@
+// Counts heap allocations through a replaced global operator new and checks
+// that the engine makes none once warmed up (STYLE.md §7).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <random>
+#include <vector>
+
+#include "exchange/core/engine.h"
+#include "tests/support/engine_fixture.h"
+
+namespace {
+std::atomic<uint64_t> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace cfx::exchange {
+namespace {
+
+void CountEvents(void* n, const Event*, std::size_t k) {
+  *static_cast<std::size_t*>(n) += k;
+}
+
+TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
+  EngineConfig config;
+  config.limits.max_orders = 1 << 16;
+  config.limits.max_accounts = 16;
+  config.limits.max_instruments = 4;
+  for (uint32_t i = 1; i <= 2; ++i) {
+    InstrumentConfig ic;
+    ic.id = InstrumentId{i};
+    ic.reference_price = Price{100'000};  // $10.00
+    ic.max_quantity = Quantity{100};
+    ic.position_limit = Quantity{1'000'000};
+    config.instruments.push_back(ic);
+  }
+  for (uint32_t a = 1; a < 16; ++a) {
+    config.accounts.push_back({AccountId{a}, static_cast<StpMode>(1 + a % 4)});
+  }
+  auto engine = Engine::Create(config);
+  ASSERT_TRUE(engine.has_value()) << engine.error().ToString();
+
+  // Every kind of command, valid and invalid, from a fixed seed; generated
+  // before counting so only Apply() is measured.
+  const uint32_t seed = 20261130;
+  std::mt19937_64 rng(seed);
+  constexpr int kWarmup = 20'000;
+  constexpr int kMeasured = 100'000;
+  std::vector<Command> cmds;
+  cmds.reserve(kWarmup + kMeasured);
+  uint64_t orders = 0;
+  for (int n = 0; n < kWarmup + kMeasured; ++n) {
+    Command c;
+    c.seq = Seq{static_cast<uint64_t>(n + 1)};
+    c.ts = Timestamp{1'800'000'000'000'000'000 + n * 1'000};
+    c.account = AccountId{static_cast<uint32_t>(1 + rng() % 15)};
+    c.instrument = InstrumentId{static_cast<uint32_t>(1 + rng() % 2)};
+    const uint64_t r = rng() % 100;
+    if (r < 55) {
+      c.type = CommandType::kNewOrder;
+      c.side = rng() % 2 ? Side::kBuy : Side::kSell;
+      c.order_type = r < 52 ? OrderType::kLimit : OrderType::kMarket;
+      c.tif = c.order_type == OrderType::kMarket
+                  ? TimeInForce::kIoc
+                  : static_cast<TimeInForce>(1 + rng() % 5);
+      if (c.tif == TimeInForce::kGtd) c.set_expire_time(Timestamp{c.ts.nanos + 50'000});
+      const int64_t offset = static_cast<int64_t>(rng() % 80) - 40;
+      c.price = Price{100'000 + offset * 100 + (rng() % 50 == 0 ? 7 : 0)};
+      c.quantity = Quantity{static_cast<int64_t>(rng() % 120)};
+      ++orders;
+    } else if (r < 80) {
+      c.type = CommandType::kCancel;
+      c.set_order_id(OrderId{1 + rng() % (orders + 1)});
+    } else if (r < 95) {
+      c.type = CommandType::kReplace;
+      c.set_order_id(OrderId{1 + rng() % (orders + 1)});
+      c.price = Price{100'000 + (static_cast<int64_t>(rng() % 80) - 40) * 100};
+      c.quantity = Quantity{static_cast<int64_t>(1 + rng() % 100)};
+    } else if (r < 97) {
+      c.type = CommandType::kMassCancel;
+      if (rng() % 2) c.instrument = InstrumentId{};
+    } else if (r < 98) {
+      c.type = CommandType::kSetReferencePrice;
+      c.price = Price{100'000 + (static_cast<int64_t>(rng() % 20) - 10) * 100};
+    } else {
+      c.type = CommandType::kTimer;
+    }
+    cmds.push_back(c);
+  }
+
+  std::size_t events = 0;
+  Event buffer[256];
+  EventSink sink(buffer, 256, &CountEvents, &events);
+  for (int n = 0; n < kWarmup; ++n) engine.value()->Apply(cmds[n], sink);
+  const uint64_t before = g_allocations.load();
+  for (int n = kWarmup; n < kWarmup + kMeasured; ++n) {
+    engine.value()->Apply(cmds[n], sink);
+  }
+  sink.Flush();
+  const uint64_t after = g_allocations.load();
+  EXPECT_EQ(after - before, 0u) << "seed " << seed;
+  EXPECT_GT(events, static_cast<std::size_t>(kMeasured));
+  EXPECT_GT(engine.value()->resting_orders(), 0u);
+}
+
+}  // namespace
+}  // namespace cfx::exchange
