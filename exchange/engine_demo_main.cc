@@ -24,7 +24,8 @@ std::string Usd(Price p) {
   std::snprintf(buf, sizeof buf, "%" PRId64 ".%04" PRId64, p.units / 10'000,
                 p.units % 10'000);
   std::string s(buf);
-  while (s.size() > 4 && s.back() == '0' && s[s.size() - 3] != '.') s.pop_back();
+  while (s.size() > 4 && s.back() == '0' && s[s.size() - 3] != '.')
+    s.pop_back();
   return "$" + s;
 }
 
@@ -40,14 +41,17 @@ struct Printer {
     if (e.type == EventType::kTrade) {
       ++trades;
       const bool buy = e.side == Side::kBuy;
-      std::printf("  trade %-3" PRIu64 " %-18s %3" PRId64 " lots @ %-7s buyer %s  seller %s\n",
-                  e.trade_id.value, names.instrument[e.instrument.value],
-                  e.quantity.lots, Usd(e.price).c_str(),
-                  names.account[buy ? e.account.value : e.counter_account.value],
-                  names.account[buy ? e.counter_account.value : e.account.value]);
+      std::printf(
+          "  trade %-3" PRIu64 " %-18s %3" PRId64
+          " lots @ %-7s buyer %s  seller %s\n",
+          e.trade_id.value, names.instrument[e.instrument.value],
+          e.quantity.lots, Usd(e.price).c_str(),
+          names.account[buy ? e.account.value : e.counter_account.value],
+          names.account[buy ? e.counter_account.value : e.account.value]);
     } else if (e.type == EventType::kRejected) {
       ++rejects;
-      std::printf("  reject %-18s %s (%s)\n", names.instrument[e.instrument.value],
+      std::printf("  reject %-18s %s (%s)\n",
+                  names.instrument[e.instrument.value],
                   std::string(RejectCodeName(e.reject_code())).c_str(),
                   names.account[e.account.value]);
     } else if (e.type == EventType::kOrderCancelled) {
@@ -128,13 +132,17 @@ int Run() {
   const uint32_t kFut = 1, kSpot = 2;
   std::vector<Command> script = {
       // Providers list B200-STD node-days for 2 December.
-      Order(4, kSpot, Side::kSell, 585, 4), Order(5, kSpot, Side::kSell, 590, 6),
+      Order(4, kSpot, Side::kSell, 585, 4),
+      Order(5, kSpot, Side::kSell, 590, 6),
       Order(6, kSpot, Side::kSell, 582, 2),
       // Traders bid; FIRM-A lifts the cheapest capacity.
-      Order(2, kSpot, Side::kBuy, 575, 5), Order(1, kSpot, Side::kBuy, 586, 5),
+      Order(2, kSpot, Side::kBuy, 575, 5),
+      Order(1, kSpot, Side::kBuy, 586, 5),
       // December futures: a two-sided market, then a sweep.
-      Order(4, kFut, Side::kSell, 583, 10), Order(5, kFut, Side::kSell, 584, 10),
-      Order(2, kFut, Side::kBuy, 578, 15), Order(3, kFut, Side::kBuy, 579, 5),
+      Order(4, kFut, Side::kSell, 583, 10),
+      Order(5, kFut, Side::kSell, 584, 10),
+      Order(2, kFut, Side::kBuy, 578, 15),
+      Order(3, kFut, Side::kBuy, 579, 5),
       Order(1, kFut, Side::kBuy, 584, 12),
       // A buy above the price band ($5.80 + 10 %) is refused.
       Order(3, kFut, Side::kBuy, 700, 1),
@@ -142,7 +150,8 @@ int Run() {
       Order(6, kFut, Side::kSell, 578, 8),
       // FIRM-C's buy would meet its own offer: self-trade prevention
       // cancels the newer order instead of trading.
-      Order(3, kFut, Side::kSell, 581, 1), Order(3, kFut, Side::kBuy, 581, 1),
+      Order(3, kFut, Side::kSell, 581, 1),
+      Order(3, kFut, Side::kBuy, 581, 1),
   };
 
   Printer printer;
@@ -161,9 +170,11 @@ int Run() {
   }
   PrintBook(engine, InstrumentId{kFut}, "XB2SZ6 (December 2026 future)");
   PrintBook(engine, InstrumentId{kSpot}, "B200-STD-20261202 (spot node-day)");
-  std::printf("\n%d trades, %d rejected, %zu orders resting, state hash %016" PRIx64 "\n",
-              printer.trades, printer.rejects, engine.resting_orders(),
-              engine.StateHash());
+  std::printf(
+      "\n%d trades, %d rejected, %zu orders resting, state hash %016" PRIx64
+      "\n",
+      printer.trades, printer.rejects, engine.resting_orders(),
+      engine.StateHash());
   return 0;
 }
 

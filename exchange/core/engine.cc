@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/core/byte_codec.h"
+#include "exchange/core/large_array.h"
 #include "exchange/core/order_index.h"
 #include "exchange/core/price_ladder.h"
 #include "exchange/core/state_hash.h"
@@ -40,10 +42,10 @@ struct Book {
   bool listed = false;
   InstrumentState state = InstrumentState::kNone;
   Price reference;
-  Price band_high;    // highest accepted buy limit
-  Price band_low;     // lowest accepted sell limit
-  Price buy_protect;  // market buy limit
-  Price sell_protect; // market sell limit
+  Price band_high;     // highest accepted buy limit
+  Price band_low;      // lowest accepted sell limit
+  Price buy_protect;   // market buy limit
+  Price sell_protect;  // market sell limit
   std::unique_ptr<PriceLadder> bids;
   std::unique_ptr<PriceLadder> asks;
   uint32_t best_bid = 0;  // level index, 0 = empty
@@ -100,7 +102,7 @@ struct EngineState {
   std::vector<AccountRow> accounts;
   std::vector<PositionRow> positions;  // [account * max_instruments + inst]
 
-  std::unique_ptr<Order[]> orders;  // [0, max_orders]; 0 is null
+  LargeArray<Order> orders;  // [0, max_orders]; 0 is null
   uint32_t free_head = 0;
   uint32_t resting = 0;
   OrderIndex index;
@@ -152,16 +154,45 @@ void SetReference(Book& b, Price ref) {
   b.sell_protect = Price{std::max(ref.units - m, tick)};
 }
 
+// Calls fn(const Order&) for every resting order of `b`: bids from the best
+// price down, then asks from the best price up, FIFO within a price (the
+// canonical order of the state hash and of snapshots).
+template <typename Fn>
+void ForEachOrderInPriority(const EngineState& s, const Book& b, Fn fn) {
+  for (Side side : {Side::kBuy, Side::kSell}) {
+    const PriceLadder& ladder = b.ladder(side);
+    for (uint32_t i = IsBuy(side) ? b.best_bid : b.best_ask; i != 0;
+         i = IsBuy(side) ? ladder.HighestBelow(i) : ladder.LowestAbove(i)) {
+      for (uint32_t k = ladder.at(i).head; k != 0; k = s.orders[k].next) {
+        fn(s.orders[k]);
+      }
+    }
+  }
+}
+
 class Apply {
  public:
   explicit Apply(EngineState& s) : s_(s) {}
 
   void Run(const Command& cmd, EventSink& out);
 
+  // Snapshot loading: rests slot `k` (fields set) at the back of its level.
+  // Registration (index, account list, GTD heap) is separate so that account
+  // lists can be rebuilt in order id order.
+  void RestoreRest(uint32_t k) {
+    Rest(s_.books[s_.orders[k].instrument.value], k);
+    s_.touched_size = 0;
+  }
+  void RestoreRegister(uint32_t k) { Register(k); }
+  uint32_t RestoreAlloc() { return AllocSlot(); }
+
  private:
   // ---- events ----
-  Event Base(EventType type) const {
-    Event e;
+  // Starts the next event in the sink's buffer; the caller fills it in
+  // before starting another.
+  Event& Base(EventType type) {
+    Event& e = s_.out->Next();
+    ClearEvent(e);
     e.seq = s_.cmd->seq;
     e.ts = s_.cmd->ts;
     e.type = type;
@@ -170,7 +201,7 @@ class Apply {
 
   void Reject(RejectCode code) {
     const Command& c = *s_.cmd;
-    Event e = Base(EventType::kRejected);
+    Event& e = Base(EventType::kRejected);
     e.command = c.type;
     e.reason = static_cast<uint16_t>(code);
     e.account = c.account;
@@ -182,11 +213,10 @@ class Apply {
     e.side = c.side;
     e.price = c.price;
     e.quantity = c.quantity;
-    s_.out->Emit(e);
   }
 
-  Event OrderEvent(EventType type, const Order& o) const {
-    Event e = Base(type);
+  Event& OrderEvent(EventType type, const Order& o) {
+    Event& e = Base(type);
     e.account = o.account;
     e.instrument = o.instrument;
     e.order_id = o.id;
@@ -199,8 +229,8 @@ class Apply {
     return e;
   }
 
-  Event TakerEvent(EventType type, const Taker& t, InstrumentId inst) const {
-    Event e = Base(type);
+  Event& TakerEvent(EventType type, const Taker& t, InstrumentId inst) {
+    Event& e = Base(type);
     e.account = t.account;
     e.instrument = inst;
     e.order_id = t.id;
@@ -249,13 +279,12 @@ class Apply {
       Book& b = s_.books[t.instrument];
       const Level& l = b.ladder(t.side).at(t.level);
       if (l.lots == l.old_lots && l.count == l.old_count) continue;
-      Event e = Base(EventType::kBookLevel);
+      Event& e = Base(EventType::kBookLevel);
       e.instrument = InstrumentId{t.instrument};
       e.side = t.side;
       e.price = Price{static_cast<int64_t>(t.level) * b.config.tick.units};
       e.quantity = Quantity{l.lots};
       e.count = l.count;
-      s_.out->Emit(e);
     }
     s_.touched_size = 0;
   }
@@ -294,8 +323,14 @@ class Apply {
     const uint32_t i = LevelIndex(b, o.price);
     Touch(o.instrument.value, o.side, ladder, i);
     Level& l = ladder.at(i);
-    if (o.prev != 0) s_.orders[o.prev].next = o.next; else l.head = o.next;
-    if (o.next != 0) s_.orders[o.next].prev = o.prev; else l.tail = o.prev;
+    if (o.prev != 0)
+      s_.orders[o.prev].next = o.next;
+    else
+      l.head = o.next;
+    if (o.next != 0)
+      s_.orders[o.next].prev = o.prev;
+    else
+      l.tail = o.prev;
     o.prev = o.next = 0;
     l.lots -= o.leaves.lots;
     --l.count;
@@ -337,7 +372,10 @@ class Apply {
     internal::AccountRow& a = s_.accounts[o.account.value];
     o.account_prev = a.tail;
     o.account_next = 0;
-    if (a.tail != 0) s_.orders[a.tail].account_next = k; else a.head = k;
+    if (a.tail != 0)
+      s_.orders[a.tail].account_next = k;
+    else
+      a.head = k;
     a.tail = k;
     if (o.tif == TimeInForce::kGtd) HeapPush(k);
   }
@@ -347,12 +385,18 @@ class Apply {
     Order& o = s_.orders[k];
     s_.index.Erase(o.id.value);
     internal::AccountRow& a = s_.accounts[o.account.value];
-    if (o.account_prev != 0) s_.orders[o.account_prev].account_next = o.account_next;
-    else a.head = o.account_next;
-    if (o.account_next != 0) s_.orders[o.account_next].account_prev = o.account_prev;
-    else a.tail = o.account_prev;
+    if (o.account_prev != 0)
+      s_.orders[o.account_prev].account_next = o.account_next;
+    else
+      a.head = o.account_next;
+    if (o.account_next != 0)
+      s_.orders[o.account_next].account_prev = o.account_prev;
+    else
+      a.tail = o.account_prev;
     if (o.heap_pos != 0) HeapRemove(o.heap_pos);
-    o = Order{};
+    // The other fields are dead until Finish() or a snapshot load refills
+    // them; heap_pos is already 0.
+    o.id = OrderId{};
     o.next = s_.free_head;
     s_.free_head = k;
     --s_.resting;
@@ -361,11 +405,10 @@ class Apply {
   // Cancels resting slot `k`: emits `type` with `reason`, then removes it.
   void CancelResting(Book& b, uint32_t k, EventType type, CancelReason reason) {
     Order& o = s_.orders[k];
-    Event e = OrderEvent(type, o);
+    Event& e = OrderEvent(type, o);
     e.reason = static_cast<uint16_t>(reason);
     e.quantity = o.leaves;
     e.leaves = Quantity{0};
-    s_.out->Emit(e);
     Unrest(b, k);
     Free(k);
   }
@@ -430,19 +473,20 @@ class Apply {
   bool Crosses(const Book& b, Side side, Price limit) const {
     if (IsBuy(side)) {
       return b.best_ask != 0 &&
-             static_cast<int64_t>(b.best_ask) * b.config.tick.units <= limit.units;
+             static_cast<int64_t>(b.best_ask) * b.config.tick.units <=
+                 limit.units;
     }
     return b.best_bid != 0 &&
-           static_cast<int64_t>(b.best_bid) * b.config.tick.units >= limit.units;
+           static_cast<int64_t>(b.best_bid) * b.config.tick.units >=
+               limit.units;
   }
 
   void CancelTaker(Taker& t, InstrumentId inst, CancelReason reason,
                    int64_t lots) {
-    Event e = TakerEvent(EventType::kOrderCancelled, t, inst);
+    Event& e = TakerEvent(EventType::kOrderCancelled, t, inst);
     e.reason = static_cast<uint16_t>(reason);
     e.quantity = Quantity{lots};
     e.leaves = Quantity{0};
-    s_.out->Emit(e);
     t.leaves = Quantity{0};
     t.cancelled = true;
   }
@@ -493,7 +537,7 @@ class Apply {
           PositionRow& mr = Row(o.account, inst);
           tr.position += IsBuy(t.side) ? q : -q;
           mr.position += IsBuy(t.side) ? -q : q;
-          Event e = Base(EventType::kTrade);
+          Event& e = Base(EventType::kTrade);
           e.trade_id = TradeId{s_.next_trade_id++};
           e.instrument = inst;
           e.side = t.side;
@@ -509,7 +553,6 @@ class Apply {
           e.counter_client_order_id = o.client_order_id;
           e.counter_leaves = o.leaves;
           e.counter_filled = o.filled;
-          s_.out->Emit(e);
           if (o.leaves.lots == 0) {
             Unrest(b, k);
             Free(k);
@@ -539,20 +582,18 @@ class Apply {
           CancelResting(b, k, EventType::kOrderCancelled, kStp);
         } else {
           Reduce(b, k, d);
-          Event e = OrderEvent(EventType::kOrderRestated, o);
+          Event& e = OrderEvent(EventType::kOrderRestated, o);
           e.reason = static_cast<uint16_t>(kStp);
           e.quantity = Quantity{d};
-          s_.out->Emit(e);
         }
         if (t.leaves.lots == d) {
           CancelTaker(t, inst, kStp, d);
           return false;
         }
         t.leaves.lots -= d;
-        Event e = TakerEvent(EventType::kOrderRestated, t, inst);
+        Event& e = TakerEvent(EventType::kOrderRestated, t, inst);
         e.reason = static_cast<uint16_t>(kStp);
         e.quantity = Quantity{d};
-        s_.out->Emit(e);
         return true;
       }
       case StpMode::kCancelNewest:
@@ -594,8 +635,8 @@ class Apply {
     const int64_t limit = b.config.position_limit.lots;
     if (limit == 0 || added <= 0) return RejectCode::kNone;
     const PositionRow& r = Row(a, inst);
-    const int64_t exposure = IsBuy(side) ? r.position + r.open_buy
-                                         : -r.position + r.open_sell;
+    const int64_t exposure =
+        IsBuy(side) ? r.position + r.open_buy : -r.position + r.open_sell;
     if (exposure + added > limit) return RejectCode::kPositionLimitExceeded;
     return RejectCode::kNone;
   }
@@ -635,23 +676,36 @@ void Apply::Run(const Command& cmd, EventSink& out) {
   if (++s_.epoch == 0) {
     for (Book& b : s_.books) {
       if (!b.listed) continue;
-      for (uint32_t i = 0; i <= b.bids->size(); ++i) b.bids->at(i).touched_epoch = 0;
-      for (uint32_t i = 0; i <= b.asks->size(); ++i) b.asks->at(i).touched_epoch = 0;
+      for (uint32_t i = 0; i <= b.bids->size(); ++i)
+        b.bids->at(i).touched_epoch = 0;
+      for (uint32_t i = 0; i <= b.asks->size(); ++i)
+        b.asks->at(i).touched_epoch = 0;
     }
     s_.epoch = 1;
   }
   const uint32_t expired = ExpireDue();
   switch (cmd.type) {
-    case CommandType::kNewOrder: NewOrder(); break;
-    case CommandType::kCancel: Cancel(); break;
-    case CommandType::kReplace: Replace(); break;
-    case CommandType::kMassCancel: MassCancel(); break;
-    case CommandType::kSetInstrumentState: SetState(); break;
-    case CommandType::kSetReferencePrice: SetReferencePrice(); break;
+    case CommandType::kNewOrder:
+      NewOrder();
+      break;
+    case CommandType::kCancel:
+      Cancel();
+      break;
+    case CommandType::kReplace:
+      Replace();
+      break;
+    case CommandType::kMassCancel:
+      MassCancel();
+      break;
+    case CommandType::kSetInstrumentState:
+      SetState();
+      break;
+    case CommandType::kSetReferencePrice:
+      SetReferencePrice();
+      break;
     case CommandType::kTimer: {
-      Event e = Base(EventType::kTimerDone);
+      Event& e = Base(EventType::kTimerDone);
       e.count = expired;
-      out.Emit(e);
       break;
     }
     case CommandType::kNone:
@@ -699,15 +753,17 @@ void Apply::NewOrder() {
     if (c.tif != TimeInForce::kIoc && c.tif != TimeInForce::kFok) {
       return Reject(RejectCode::kMarketOrderNeedsIocOrFok);
     }
-  } else if (RejectCode r = CheckLimitPrice(b, c.price); r != RejectCode::kNone) {
+  } else if (RejectCode r = CheckLimitPrice(b, c.price);
+             r != RejectCode::kNone) {
     return Reject(r);
   }
-  const bool can_rest = !market && c.tif != TimeInForce::kIoc &&
-                        c.tif != TimeInForce::kFok;
+  const bool can_rest =
+      !market && c.tif != TimeInForce::kIoc && c.tif != TimeInForce::kFok;
   const bool post_only = (c.flags & kFlagPostOnly) != 0;
   if (post_only && !can_rest) return Reject(RejectCode::kPostOnlyNotAllowed);
   if (c.tif == TimeInForce::kGtd) {
-    if (c.expire_time().nanos == 0) return Reject(RejectCode::kMissingExpireTime);
+    if (c.expire_time().nanos == 0)
+      return Reject(RejectCode::kMissingExpireTime);
     if (c.expire_time() <= c.ts) return Reject(RejectCode::kExpireTimeInPast);
   }
   const Price limit =
@@ -717,7 +773,8 @@ void Apply::NewOrder() {
       return Reject(r);
     }
   }
-  if (RejectCode r = CheckNotional(b, limit, c.quantity); r != RejectCode::kNone) {
+  if (RejectCode r = CheckNotional(b, limit, c.quantity);
+      r != RejectCode::kNone) {
     return Reject(r);
   }
   if (RejectCode r = CheckPositionLimit(b, c.account, c.instrument, c.side,
@@ -744,9 +801,8 @@ void Apply::NewOrder() {
   t.leaves = c.quantity;
   t.stp = c.stp == StpMode::kAccountDefault ? s_.accounts[c.account.value].stp
                                             : c.stp;
-  Event accepted = TakerEvent(EventType::kOrderAccepted, t, c.instrument);
+  Event& accepted = TakerEvent(EventType::kOrderAccepted, t, c.instrument);
   accepted.quantity = c.quantity;
-  s_.out->Emit(accepted);
 
   if (c.tif == TimeInForce::kFok && !FokFillable(b, t)) {
     CancelTaker(t, c.instrument, CancelReason::kFokNotFilled, t.leaves.lots);
@@ -765,10 +821,10 @@ void Apply::Finish(Book& b, Taker& t, InstrumentId inst, OrderType type,
   }
   if (type == OrderType::kMarket) {
     const bool blocked = IsBuy(t.side) ? b.best_ask != 0 : b.best_bid != 0;
-    CancelTaker(t, inst,
-                blocked ? CancelReason::kMarketProtection
-                        : CancelReason::kIocRemainder,
-                t.leaves.lots);
+    CancelTaker(
+        t, inst,
+        blocked ? CancelReason::kMarketProtection : CancelReason::kIocRemainder,
+        t.leaves.lots);
     return;
   }
   if (tif == TimeInForce::kIoc || tif == TimeInForce::kFok) {
@@ -858,7 +914,7 @@ void Apply::Replace() {
     Reduce(b, k, o.leaves.lots - new_leaves);
     o.quantity = c.quantity;
     o.client_order_id = c.client_order_id;
-    s_.out->Emit(OrderEvent(EventType::kOrderReplaced, o));
+    OrderEvent(EventType::kOrderReplaced, o);
     return;
   }
   // Loses priority: leave the level, match if it now crosses, rest again.
@@ -867,7 +923,7 @@ void Apply::Replace() {
   o.quantity = c.quantity;
   o.leaves = Quantity{new_leaves};
   o.client_order_id = c.client_order_id;
-  s_.out->Emit(OrderEvent(EventType::kOrderReplaced, o));
+  OrderEvent(EventType::kOrderReplaced, o);
   Taker t;
   t.slot = k;
   t.id = o.id;
@@ -902,11 +958,10 @@ void Apply::MassCancel() {
     }
     k = next;
   }
-  Event e = Base(EventType::kMassCancelDone);
+  Event& e = Base(EventType::kMassCancelDone);
   e.account = c.account;
   e.instrument = c.instrument;
   e.count = n;
-  s_.out->Emit(e);
 }
 
 void Apply::SetState() {
@@ -915,18 +970,19 @@ void Apply::SetState() {
   if (bp == nullptr) return Reject(RejectCode::kUnknownInstrument);
   Book& b = *bp;
   if (c.state == InstrumentState::kNone ||
-      static_cast<uint8_t>(c.state) > static_cast<uint8_t>(InstrumentState::kExpired)) {
+      static_cast<uint8_t>(c.state) >
+          static_cast<uint8_t>(InstrumentState::kExpired)) {
     return Reject(RejectCode::kInvalidInstrumentState);
   }
   if (b.state == InstrumentState::kExpired || c.state == b.state) {
     return Reject(RejectCode::kInvalidStateTransition);
   }
   b.state = c.state;
-  Event e = Base(EventType::kInstrumentStateChanged);
+  Event& e = Base(EventType::kInstrumentStateChanged);
   e.instrument = c.instrument;
   e.state = c.state;
-  s_.out->Emit(e);
-  if (c.state != InstrumentState::kClosed && c.state != InstrumentState::kExpired) {
+  if (c.state != InstrumentState::kClosed &&
+      c.state != InstrumentState::kExpired) {
     return;
   }
   const bool all = c.state == InstrumentState::kExpired;
@@ -959,10 +1015,9 @@ void Apply::SetReferencePrice() {
     return Reject(RejectCode::kInvalidReferencePrice);
   }
   SetReference(*bp, c.price);
-  Event e = Base(EventType::kReferencePriceSet);
+  Event& e = Base(EventType::kReferencePriceSet);
   e.instrument = c.instrument;
   e.price = c.price;
-  s_.out->Emit(e);
 }
 
 }  // namespace
@@ -978,7 +1033,8 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
     b.config = ic;
     b.listed = true;
     b.state = ic.initial_state;
-    const auto levels = static_cast<uint32_t>(ic.max_price.units / ic.tick.units);
+    const auto levels =
+        static_cast<uint32_t>(ic.max_price.units / ic.tick.units);
     b.bids = std::make_unique<PriceLadder>(levels);
     b.asks = std::make_unique<PriceLadder>(levels);
     total_levels += 2ull * (levels + 1);
@@ -989,8 +1045,9 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
     s->accounts[a.id.value].configured = true;
     s->accounts[a.id.value].stp = a.stp;
   }
-  s->positions.resize(static_cast<std::size_t>(l.max_accounts) * l.max_instruments);
-  s->orders.reset(new Order[l.max_orders + 1]);
+  s->positions.resize(static_cast<std::size_t>(l.max_accounts) *
+                      l.max_instruments);
+  s->orders = internal::AllocateLarge<Order>(l.max_orders + 1);
   // Free list in ascending slot order.
   for (uint32_t k = l.max_orders; k >= 1; --k) {
     s->orders[k].next = s->free_head;
@@ -1021,32 +1078,25 @@ uint64_t Engine::StateHash() const noexcept {
     h.Add(id);
     h.Add(static_cast<uint64_t>(b.state));
     h.Add(b.reference.units);
-    for (Side side : {Side::kBuy, Side::kSell}) {
-      const PriceLadder& ladder = b.ladder(side);
-      uint32_t i = IsBuy(side) ? b.best_bid : b.best_ask;
-      while (i != 0) {
-        for (uint32_t k = ladder.at(i).head; k != 0; k = s_->orders[k].next) {
-          const Order& o = s_->orders[k];
-          h.Add(o.id.value);
-          h.Add(o.client_order_id.value);
-          h.Add(o.account.value);
-          h.Add(static_cast<uint64_t>(o.side));
-          h.Add(o.price.units);
-          h.Add(o.quantity.lots);
-          h.Add(o.leaves.lots);
-          h.Add(o.filled.lots);
-          h.Add(static_cast<uint64_t>(o.tif));
-          h.Add(static_cast<uint64_t>(o.flags));
-          h.Add(o.expire_time.nanos);
-        }
-        i = IsBuy(side) ? ladder.HighestBelow(i) : ladder.LowestAbove(i);
-      }
-    }
+    ForEachOrderInPriority(*s_, b, [&h](const Order& o) {
+      h.Add(o.id.value);
+      h.Add(o.client_order_id.value);
+      h.Add(o.account.value);
+      h.Add(static_cast<uint64_t>(o.side));
+      h.Add(o.price.units);
+      h.Add(o.quantity.lots);
+      h.Add(o.leaves.lots);
+      h.Add(o.filled.lots);
+      h.Add(static_cast<uint64_t>(o.tif));
+      h.Add(static_cast<uint64_t>(o.flags));
+      h.Add(o.expire_time.nanos);
+    });
   }
   const uint32_t ni = s_->limits.max_instruments;
   for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
     for (uint32_t i = 0; i < ni; ++i) {
-      const int64_t p = s_->positions[static_cast<std::size_t>(a) * ni + i].position;
+      const int64_t p =
+          s_->positions[static_cast<std::size_t>(a) * ni + i].position;
       if (p == 0) continue;
       h.Add(a);
       h.Add(i);
@@ -1054,6 +1104,186 @@ uint64_t Engine::StateHash() const noexcept {
     }
   }
   return h.value();
+}
+
+namespace {
+
+constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
+constexpr uint16_t kSnapshotVersion = 1;
+
+Status SnapshotError(const ByteReader& r, const std::string& what) {
+  return DataLossError("snapshot: " + what + " at byte " +
+                       std::to_string(r.position()));
+}
+
+}  // namespace
+
+std::string Engine::SaveSnapshot() const {
+  std::string out;
+  ByteWriter w(&out);
+  w.Put(kSnapshotMagic);
+  w.Put(kSnapshotVersion);
+  w.Put(s_->last_seq.value);
+  w.Put(s_->next_order_id);
+  w.Put(s_->next_trade_id);
+  uint32_t listed = 0;
+  for (const Book& b : s_->books) listed += b.listed ? 1 : 0;
+  w.Put(listed);
+  for (uint32_t id = 0; id < s_->books.size(); ++id) {
+    const Book& b = s_->books[id];
+    if (!b.listed) continue;
+    w.Put(id);
+    w.Put(static_cast<uint8_t>(b.state));
+    w.Put(b.reference.units);
+    uint32_t count = 0;
+    ForEachOrderInPriority(*s_, b, [&](const Order&) { ++count; });
+    w.Put(count);
+    ForEachOrderInPriority(*s_, b, [&](const Order& o) {
+      w.Put(o.id.value);
+      w.Put(o.client_order_id.value);
+      w.Put(o.account.value);
+      w.Put(static_cast<uint8_t>(o.side));
+      w.Put(o.price.units);
+      w.Put(o.quantity.lots);
+      w.Put(o.leaves.lots);
+      w.Put(o.filled.lots);
+      w.Put(static_cast<uint8_t>(o.tif));
+      w.Put(static_cast<uint8_t>(o.stp));
+      w.Put(o.flags);
+      w.Put(o.expire_time.nanos);
+    });
+  }
+  const uint32_t ni = s_->limits.max_instruments;
+  uint32_t positions = 0;
+  for (const PositionRow& r : s_->positions)
+    positions += r.position != 0 ? 1 : 0;
+  w.Put(positions);
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    for (uint32_t i = 0; i < ni; ++i) {
+      const int64_t p =
+          s_->positions[static_cast<std::size_t>(a) * ni + i].position;
+      if (p == 0) continue;
+      w.Put(a);
+      w.Put(i);
+      w.Put(p);
+    }
+  }
+  return out;
+}
+
+Status Engine::LoadSnapshot(std::string_view bytes) {
+  EngineState& s = *s_;
+  if (s.last_seq.value != 0 || s.resting != 0 || s.next_order_id != 1) {
+    return FailedPreconditionError("snapshot: engine already has state");
+  }
+  ByteReader r(bytes);
+  if (r.Get<uint32_t>() != kSnapshotMagic) return SnapshotError(r, "bad magic");
+  if (const auto v = r.Get<uint16_t>(); v != kSnapshotVersion) {
+    return SnapshotError(r, "unsupported version " + std::to_string(v));
+  }
+  s.last_seq = Seq{r.Get<uint64_t>()};
+  s.next_order_id = r.Get<uint64_t>();
+  s.next_trade_id = r.Get<uint64_t>();
+  if (!r.ok() || s.next_order_id == 0 || s.next_trade_id == 0) {
+    return SnapshotError(r, "bad header");
+  }
+  class Apply restorer(s);
+  std::vector<uint32_t> slots;
+  const uint32_t books = r.Get<uint32_t>();
+  uint32_t listed = 0;
+  for (const Book& b : s.books) listed += b.listed ? 1 : 0;
+  if (!r.ok() || books != listed) {
+    return SnapshotError(r, "instrument count differs from the config");
+  }
+  for (uint32_t n = 0; n < books; ++n) {
+    const uint32_t id = r.Get<uint32_t>();
+    if (!r.ok() || id == 0 || id >= s.books.size() || !s.books[id].listed) {
+      return SnapshotError(
+          r, "instrument " + std::to_string(id) + " is not in the config");
+    }
+    Book& b = s.books[id];
+    const auto state = r.Get<uint8_t>();
+    const Price ref{r.Get<int64_t>()};
+    if (state == 0 || state > static_cast<uint8_t>(InstrumentState::kExpired)) {
+      return SnapshotError(r, "bad instrument state");
+    }
+    if (ref.units <= 0 || ref > b.config.max_price) {
+      return SnapshotError(r, "bad reference price");
+    }
+    b.state = static_cast<InstrumentState>(state);
+    SetReference(b, ref);
+    const uint32_t count = r.Get<uint32_t>();
+    if (!r.ok() || count > s.limits.max_orders - s.resting) {
+      return SnapshotError(r, "more orders than the order pool holds");
+    }
+    for (uint32_t j = 0; j < count; ++j) {
+      Order o;
+      o.id = OrderId{r.Get<uint64_t>()};
+      o.client_order_id = ClientOrderId{r.Get<uint64_t>()};
+      o.account = AccountId{r.Get<uint32_t>()};
+      o.side = static_cast<Side>(r.Get<uint8_t>());
+      o.price = Price{r.Get<int64_t>()};
+      o.quantity = Quantity{r.Get<int64_t>()};
+      o.leaves = Quantity{r.Get<int64_t>()};
+      o.filled = Quantity{r.Get<int64_t>()};
+      o.tif = static_cast<TimeInForce>(r.Get<uint8_t>());
+      o.stp = static_cast<StpMode>(r.Get<uint8_t>());
+      o.flags = r.Get<uint8_t>();
+      o.expire_time = Timestamp{r.Get<int64_t>()};
+      o.instrument = InstrumentId{id};
+      if (!r.ok()) return SnapshotError(r, "truncated order");
+      const bool valid =
+          o.id.value != 0 && o.id.value < s.next_order_id &&
+          s.index.Find(o.id.value) == 0 && o.account.value != 0 &&
+          o.account.value < s.accounts.size() &&
+          s.accounts[o.account.value].configured &&
+          (o.side == Side::kBuy || o.side == Side::kSell) &&
+          o.price.units > 0 && o.price <= b.config.max_price &&
+          o.price.units % b.config.tick.units == 0 && o.leaves.lots > 0 &&
+          o.filled.lots >= 0 &&
+          o.quantity.lots >= o.leaves.lots + o.filled.lots &&
+          (o.tif == TimeInForce::kDay || o.tif == TimeInForce::kGtc ||
+           o.tif == TimeInForce::kGtd) &&
+          o.stp != StpMode::kAccountDefault &&
+          static_cast<uint8_t>(o.stp) <=
+              static_cast<uint8_t>(StpMode::kDecrement) &&
+          (o.flags & ~kKnownFlags) == 0 &&
+          ((o.tif == TimeInForce::kGtd) == (o.expire_time.nanos != 0));
+      if (!valid) {
+        return SnapshotError(r, "invalid order " + std::to_string(o.id.value));
+      }
+      const uint32_t k = restorer.RestoreAlloc();
+      s.orders[k] = o;
+      s.index.Insert(o.id.value, k);  // for the duplicate check; redone below
+      restorer.RestoreRest(k);
+      slots.push_back(k);
+    }
+    if (b.best_bid != 0 && b.best_ask != 0 && b.best_bid >= b.best_ask) {
+      return SnapshotError(r,
+                           "crossed book in instrument " + std::to_string(id));
+    }
+  }
+  std::sort(slots.begin(), slots.end(), [&](uint32_t x, uint32_t y) {
+    return s.orders[x].id < s.orders[y].id;
+  });
+  for (uint32_t k : slots) {
+    s.index.Erase(s.orders[k].id.value);
+    restorer.RestoreRegister(k);
+  }
+  const uint32_t positions = r.Get<uint32_t>();
+  if (!r.ok()) return SnapshotError(r, "truncated positions");
+  for (uint32_t j = 0; j < positions; ++j) {
+    const uint32_t a = r.Get<uint32_t>();
+    const uint32_t i = r.Get<uint32_t>();
+    const int64_t p = r.Get<int64_t>();
+    if (!r.ok() || a >= s.accounts.size() || i >= s.limits.max_instruments) {
+      return SnapshotError(r, "bad position entry");
+    }
+    s.positions[static_cast<std::size_t>(a) * s.limits.max_instruments + i]
+        .position = p;
+  }
+  if (r.remaining() != 0) return SnapshotError(r, "trailing bytes");
+  return Status::Ok();
 }
 
 Seq Engine::last_seq() const noexcept { return s_->last_seq; }
@@ -1080,15 +1310,22 @@ Quantity Engine::level_quantity(InstrumentId instrument, Side side,
   return Quantity{b.ladder(side).at(i).lots};
 }
 
-int64_t Engine::position(AccountId account, InstrumentId instrument) const noexcept {
+int64_t Engine::position(AccountId account,
+                         InstrumentId instrument) const noexcept {
   if (account.value >= s_->accounts.size() ||
       instrument.value >= s_->limits.max_instruments) {
     return 0;
   }
-  return s_->positions[static_cast<std::size_t>(account.value) *
-                           s_->limits.max_instruments +
-                       instrument.value]
+  return s_
+      ->positions[static_cast<std::size_t>(account.value) *
+                      s_->limits.max_instruments +
+                  instrument.value]
       .position;
+}
+
+Timestamp Engine::next_expiry() const noexcept {
+  if (s_->heap_size == 0) return Timestamp{};
+  return s_->orders[s_->heap[1]].expire_time;
 }
 
 InstrumentState Engine::state(InstrumentId instrument) const noexcept {

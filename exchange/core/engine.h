@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "exchange/core/command.h"
 #include "exchange/core/engine_config.h"
@@ -44,6 +46,17 @@ class Engine {
   // command leaves it unchanged. Walks every resting order: O(state).
   uint64_t StateHash() const noexcept;
 
+  // Serializes the whole state at last_seq() (format: docs/journal.md,
+  // "Snapshot"). Cold path: allocates.
+  std::string SaveSnapshot() const;
+
+  // Loads a snapshot taken by SaveSnapshot() into this engine, which must be
+  // fresh (no command applied) and built from a config that lists the same
+  // instruments and accounts. Returns kDataLoss naming the byte offset when
+  // the bytes are malformed or inconsistent, kFailedPrecondition when the
+  // engine is not fresh. On error the engine is unusable: discard it.
+  Status LoadSnapshot(std::string_view bytes);
+
   // Read-only views for tests, depth snapshots and tools.
   Seq last_seq() const noexcept;
   std::size_t resting_orders() const noexcept;
@@ -56,6 +69,8 @@ class Engine {
   // Net position of `account` in `instrument`, in lots (buys positive).
   int64_t position(AccountId account, InstrumentId instrument) const noexcept;
   InstrumentState state(InstrumentId instrument) const noexcept;
+  // Earliest expire time among resting GTD orders; Timestamp{0} if none.
+  Timestamp next_expiry() const noexcept;
 
  private:
   explicit Engine(std::unique_ptr<internal::EngineState> state);

@@ -39,20 +39,25 @@ Status ValidateEngineConfig(const EngineConfig& config) {
     if (c.kind != InstrumentKind::kSpot && c.kind != InstrumentKind::kFuture) {
       return InvalidArgumentError(n + ": kind must be spot or future");
     }
-    if (c.tick.units <= 0) return InvalidArgumentError(n + ": tick must be > 0");
+    if (c.tick.units <= 0)
+      return InvalidArgumentError(n + ": tick must be > 0");
     if (c.max_price.units <= 0 || c.max_price.units % c.tick.units != 0) {
-      return InvalidArgumentError(n + ": max_price must be a positive multiple of tick");
+      return InvalidArgumentError(
+          n + ": max_price must be a positive multiple of tick");
     }
     const int64_t levels = c.max_price.units / c.tick.units;
     if (levels > (1 << 22)) {
-      return InvalidArgumentError(n + ": max_price / tick must be <= 2^22 levels");
+      return InvalidArgumentError(n +
+                                  ": max_price / tick must be <= 2^22 levels");
     }
     total_levels += static_cast<uint64_t>(levels);
     if (c.reference_price.units <= 0 || c.reference_price > c.max_price) {
-      return InvalidArgumentError(n + ": reference_price must be in (0, max_price]");
+      return InvalidArgumentError(
+          n + ": reference_price must be in (0, max_price]");
     }
     if (c.min_quantity.lots < 1 || c.max_quantity < c.min_quantity) {
-      return InvalidArgumentError(n + ": need 1 <= min_quantity <= max_quantity");
+      return InvalidArgumentError(n +
+                                  ": need 1 <= min_quantity <= max_quantity");
     }
     if (c.max_quantity.lots > (int64_t{1} << 40)) {
       return InvalidArgumentError(n + ": max_quantity must be <= 2^40");
@@ -64,7 +69,8 @@ Status ValidateEngineConfig(const EngineConfig& config) {
       return InvalidArgumentError(n + ": band_bps must be in (0, 10000)");
     }
     if (c.market_band_bps <= 0 || c.market_band_bps >= 10'000) {
-      return InvalidArgumentError(n + ": market_band_bps must be in (0, 10000)");
+      return InvalidArgumentError(n +
+                                  ": market_band_bps must be in (0, 10000)");
     }
     if (c.gpu_hours_per_lot <= 0) {
       return InvalidArgumentError(n + ": gpu_hours_per_lot must be > 0");
@@ -76,7 +82,8 @@ Status ValidateEngineConfig(const EngineConfig& config) {
     }
   }
   if (total_levels > (uint64_t{1} << 26)) {
-    return InvalidArgumentError("sum of max_price / tick over instruments must be <= 2^26");
+    return InvalidArgumentError(
+        "sum of max_price / tick over instruments must be <= 2^26");
   }
   std::vector<bool> seen_account(l.max_accounts, false);
   for (const AccountConfig& a : config.accounts) {
@@ -84,10 +91,12 @@ Status ValidateEngineConfig(const EngineConfig& config) {
     if (a.id.value == 0 || a.id.value >= l.max_accounts) {
       return InvalidArgumentError(n + ": id must be in [1, max_accounts)");
     }
-    if (seen_account[a.id.value]) return InvalidArgumentError(n + ": duplicate id");
+    if (seen_account[a.id.value])
+      return InvalidArgumentError(n + ": duplicate id");
     seen_account[a.id.value] = true;
     if (a.stp == StpMode::kAccountDefault ||
-        static_cast<uint8_t>(a.stp) > static_cast<uint8_t>(StpMode::kDecrement)) {
+        static_cast<uint8_t>(a.stp) >
+            static_cast<uint8_t>(StpMode::kDecrement)) {
       return InvalidArgumentError(n + ": stp must be a concrete mode");
     }
   }

@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <type_traits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "exchange/core/command.h"
 #include "exchange/core/reject_code.h"
 #include "exchange/core/types.h"
@@ -13,14 +17,14 @@ namespace cfx::exchange {
 enum class EventType : uint8_t {
   kNone = 0,
   // Results: every command yields exactly one of these (see IsResult()).
-  kRejected = 1,         // any command; reason = RejectCode, command = type
-  kOrderAccepted = 2,    // kNewOrder passed every check (fills may follow)
-  kCancelAccepted = 3,   // kCancel: the order left the book
-  kOrderReplaced = 4,    // kReplace applied (fills may follow)
-  kMassCancelDone = 5,   // count = orders cancelled
+  kRejected = 1,        // any command; reason = RejectCode, command = type
+  kOrderAccepted = 2,   // kNewOrder passed every check (fills may follow)
+  kCancelAccepted = 3,  // kCancel: the order left the book
+  kOrderReplaced = 4,   // kReplace applied (fills may follow)
+  kMassCancelDone = 5,  // count = orders cancelled
   kInstrumentStateChanged = 6,
   kReferencePriceSet = 7,
-  kTimerDone = 8,        // count = orders expired by this timer
+  kTimerDone = 8,  // count = orders expired by this timer
   // Consequences.
   kTrade = 20,           // one match; account/order = aggressor,
                          // counter_* = resting order
@@ -88,6 +92,20 @@ struct Event {
 static_assert(std::is_trivially_copyable_v<Event>);
 static_assert(sizeof(Event) == 2 * kCacheLineSize);
 
+// Resets `e` to Event{} with eight 16-byte stores: GCC turns a plain
+// 128-byte clear into `rep stos`, which costs more than the whole event.
+inline void ClearEvent(Event& e) noexcept {
+#if defined(__SSE2__)
+  auto* p = reinterpret_cast<__m128i*>(&e);
+  const __m128i zero = _mm_setzero_si128();
+  for (int i = 0; i < static_cast<int>(sizeof(Event) / 16); ++i) {
+    _mm_storeu_si128(p + i, zero);
+  }
+#else
+  e = Event{};
+#endif
+}
+
 // True for the one event that ends each command.
 constexpr bool IsResult(EventType t) {
   return t != EventType::kNone && static_cast<uint8_t>(t) < 20;
@@ -106,14 +124,20 @@ class EventSink {
 
   EventSink(Event* buffer, std::size_t capacity, FlushFn flush,
             void* context) noexcept
-      : buffer_(buffer), capacity_(capacity), flush_(flush),
+      : buffer_(buffer),
+        capacity_(capacity),
+        flush_(flush),
         context_(context) {}
   EventSink(const EventSink&) = delete;
   EventSink& operator=(const EventSink&) = delete;
 
-  void Emit(const Event& e) noexcept {
+  void Emit(const Event& e) noexcept { Next() = e; }
+
+  // The next event slot, to be filled in place (not cleared). Valid until
+  // the next call to Next(), Emit() or Flush().
+  Event& Next() noexcept {
     if (size_ == capacity_) Flush();
-    buffer_[size_++] = e;
+    return buffer_[size_++];
   }
 
   void Flush() noexcept {

@@ -2,12 +2,17 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
+
+#include "exchange/core/large_array.h"
 
 namespace cfx::exchange::internal {
 
-// Open-addressing map from order id (non-zero) to order slot, linear probing
-// with backward-shift deletion (no tombstones). Order ids are dense, so the
-// identity hash spreads them perfectly.
+// Open-addressing map from order id (non-zero) to order slot: Robin Hood
+// linear probing with backward-shift deletion (no tombstones). Order ids are
+// dense, so the identity hash places most entries at home; an erase stops at
+// the first entry that is at home or empty, so it is O(1) even inside a long
+// run of consecutive live ids (plain linear probing scanned the whole run).
 //
 // Thread: owned by the engine's thread. Memory: allocated in the
 // constructor only; capacity is a power of two >= 2 x max entries.
@@ -17,41 +22,47 @@ class OrderIndex {
     uint64_t cap = 16;
     while (cap < 2ull * max_entries) cap <<= 1;
     mask_ = cap - 1;
-    slots_.reset(new Entry[cap]());
+    slots_ = AllocateLarge<Entry>(cap);
   }
 
   // Returns the slot for `id`, or 0.
   uint32_t Find(uint64_t id) const {
-    for (uint64_t i = id & mask_;; i = (i + 1) & mask_) {
+    uint64_t i = id & mask_;
+    for (uint64_t dist = 0;; ++dist, i = (i + 1) & mask_) {
       const Entry& e = slots_[i];
       if (e.id == id) return e.slot;
-      if (e.id == 0) return 0;
+      if (e.id == 0 || Distance(e.id, i) < dist) return 0;
     }
   }
 
   // REQUIRES: `id` absent, fewer than max_entries present.
   void Insert(uint64_t id, uint32_t slot) {
+    Entry cur{id, slot};
     uint64_t i = id & mask_;
-    while (slots_[i].id != 0) i = (i + 1) & mask_;
-    slots_[i] = Entry{id, slot};
+    for (uint64_t dist = 0;; ++dist, i = (i + 1) & mask_) {
+      Entry& e = slots_[i];
+      if (e.id == 0) {
+        e = cur;
+        return;
+      }
+      const uint64_t d = Distance(e.id, i);
+      if (d < dist) {
+        std::swap(cur, e);
+        dist = d;
+      }
+    }
   }
 
   // REQUIRES: `id` present.
   void Erase(uint64_t id) {
     uint64_t i = id & mask_;
     while (slots_[i].id != id) i = (i + 1) & mask_;
-    uint64_t j = i;
     while (true) {
-      j = (j + 1) & mask_;
-      if (slots_[j].id == 0) break;
-      const uint64_t home = slots_[j].id & mask_;
-      // Move j back to the hole at i unless its home lies in (i, j].
-      const bool home_in_range =
-          i <= j ? (home > i && home <= j) : (home > i || home <= j);
-      if (!home_in_range) {
-        slots_[i] = slots_[j];
-        i = j;
-      }
+      const uint64_t j = (i + 1) & mask_;
+      const Entry& n = slots_[j];
+      if (n.id == 0 || Distance(n.id, j) == 0) break;
+      slots_[i] = n;
+      i = j;
     }
     slots_[i] = Entry{};
   }
@@ -61,8 +72,11 @@ class OrderIndex {
     uint64_t id = 0;
     uint32_t slot = 0;
   };
+  uint64_t Distance(uint64_t id, uint64_t pos) const {
+    return (pos - (id & mask_)) & mask_;
+  }
   uint64_t mask_ = 0;
-  std::unique_ptr<Entry[]> slots_;
+  LargeArray<Entry> slots_;
 };
 
 }  // namespace cfx::exchange::internal

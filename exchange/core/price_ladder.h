@@ -55,7 +55,8 @@ class PriceLadder {
     const uint32_t j = i - 1;
     uint32_t w = j >> 6;
     const uint64_t m = bits_[w] & ((uint64_t{2} << (j & 63)) - 1);
-    if (m != 0) return (w << 6) + 63 - static_cast<uint32_t>(std::countl_zero(m));
+    if (m != 0)
+      return (w << 6) + 63 - static_cast<uint32_t>(std::countl_zero(m));
     if (w == 0) return 0;
     --w;  // highest non-empty word <= w
     uint32_t s = w >> 6;
@@ -86,8 +87,10 @@ class PriceLadder {
     uint64_t sm = summary_[s] & (~uint64_t{0} << (w & 63));
     while (true) {
       if (sm != 0) {
-        const uint32_t word = (s << 6) + static_cast<uint32_t>(std::countr_zero(sm));
-        return (word << 6) + static_cast<uint32_t>(std::countr_zero(bits_[word]));
+        const uint32_t word =
+            (s << 6) + static_cast<uint32_t>(std::countr_zero(sm));
+        return (word << 6) +
+               static_cast<uint32_t>(std::countr_zero(bits_[word]));
       }
       if (++s >= summary_words_) return 0;
       sm = summary_[s];

@@ -20,17 +20,17 @@ enum class RejectCode : uint16_t {
   kInvalidOrderType = 1005,
   kInvalidTimeInForce = 1006,
   kInvalidStpMode = 1007,
-  kInvalidPrice = 1008,           // zero or negative limit price
+  kInvalidPrice = 1008,  // zero or negative limit price
   kPriceNotOnTick = 1009,
-  kPriceOutOfRange = 1010,        // above the instrument's maximum price
+  kPriceOutOfRange = 1010,  // above the instrument's maximum price
   kQuantityBelowMinimum = 1011,
   kQuantityAboveMaximum = 1012,
-  kMissingExpireTime = 1013,      // GTD without an expire time
+  kMissingExpireTime = 1013,  // GTD without an expire time
   kExpireTimeInPast = 1014,
   kMarketOrderNeedsIocOrFok = 1015,
-  kPostOnlyNotAllowed = 1016,     // post-only on a market, IOC or FOK order
+  kPostOnlyNotAllowed = 1016,  // post-only on a market, IOC or FOK order
   kInvalidFlags = 1017,
-  kInvalidInstrumentState = 1018, // admin command with an unknown state
+  kInvalidInstrumentState = 1018,  // admin command with an unknown state
   kInvalidReferencePrice = 1019,
 
   // 2xxx: pre-trade risk.
@@ -39,14 +39,13 @@ enum class RejectCode : uint16_t {
   kNotionalOverflow = 2003,
   kInsufficientMargin = 2004,
   kGradeNotEligible = 2005,
-  kNoReferencePrice = 2006,       // market order with no reference to bound it
 
   // 3xxx: matching.
   kPostOnlyWouldCross = 3001,
-  kUnknownOrder = 3002,           // also: another account's order
+  kUnknownOrder = 3002,  // also: another account's order
   kReplaceQuantityNotAboveFilled = 3003,
   kReplaceNoChange = 3004,
-  kOrderBookFull = 3005,          // order pool or price level capacity
+  kOrderBookFull = 3005,  // no free slot in the order pool
 
   // 4xxx: instrument state and admin.
   kInstrumentNotOpen = 4001,
@@ -55,7 +54,7 @@ enum class RejectCode : uint16_t {
 
   // 9xxx: system.
   kSystemBusy = 9001,
-  kSequenceOutOfOrder = 9002,     // seq not above the last applied seq
+  kSequenceOutOfOrder = 9002,  // seq not above the last applied seq
 };
 
 // Stable, upper-snake name of a code, e.g. "PRICE_OUTSIDE_BAND". Used in
@@ -67,13 +66,13 @@ enum class CancelReason : uint16_t {
   kNone = 0,
   kUserRequest = 1,
   kMassCancel = 2,
-  kIocRemainder = 3,           // IOC or market order remainder
+  kIocRemainder = 3,  // IOC or market order remainder
   kFokNotFilled = 4,
   kSelfTradePrevention = 5,
-  kMarketProtection = 6,       // market order stopped at its protection band
+  kMarketProtection = 6,  // market order stopped at its protection band
   kInstrumentExpired = 7,
   kGradeEligibilityLost = 8,
-  kExpired = 9,                // DAY at session close, GTD at its time
+  kExpired = 9,  // DAY at session close, GTD at its time
 };
 
 std::string_view CancelReasonName(CancelReason reason) noexcept;

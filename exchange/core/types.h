@@ -109,7 +109,7 @@ enum class InstrumentState : uint8_t {
   kOpen = 2,     // continuous trading
   kHalted = 3,   // cancels accepted, new orders and replaces rejected
   kClosed = 4,   // session over: DAY orders expired; cancels accepted
-  kExpired = 5,  // terminal: every order cancelled, every command rejected
+  kExpired = 5,  // terminal: every order cancelled, new orders rejected
 };
 
 enum class InstrumentKind : uint8_t { kNone = 0, kSpot = 1, kFuture = 2 };

@@ -23,7 +23,8 @@ std::ostream& operator<<(std::ostream& os, const Event& e) {
        << " cfilled=" << e.counter_filled.lots;
   }
   if (e.count != 0) os << " count=" << e.count;
-  if (e.state != InstrumentState::kNone) os << " state=" << static_cast<int>(e.state);
+  if (e.state != InstrumentState::kNone)
+    os << " state=" << static_cast<int>(e.state);
   return os << "}";
 }
 

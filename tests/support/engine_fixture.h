@@ -9,10 +9,12 @@
 
 namespace cfx::exchange::testing {
 
-// Collects engine events into a vector through an EventSink.
+// Collects engine events into a vector through an EventSink. A small
+// `buffer` (at most 64) makes the sink's flush-when-full path run often.
 class EventCollector {
  public:
-  EventCollector() : sink_(buffer_, kBuffer, &Append, this) {}
+  explicit EventCollector(std::size_t buffer = kBuffer)
+      : sink_(buffer_, buffer < kBuffer ? buffer : kBuffer, &Append, this) {}
   EventCollector(const EventCollector&) = delete;
   EventCollector& operator=(const EventCollector&) = delete;
 

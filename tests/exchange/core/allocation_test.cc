@@ -81,7 +81,8 @@ TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
       c.tif = c.order_type == OrderType::kMarket
                   ? TimeInForce::kIoc
                   : static_cast<TimeInForce>(1 + rng() % 5);
-      if (c.tif == TimeInForce::kGtd) c.set_expire_time(Timestamp{c.ts.nanos + 50'000});
+      if (c.tif == TimeInForce::kGtd)
+        c.set_expire_time(Timestamp{c.ts.nanos + 50'000});
       const int64_t offset = static_cast<int64_t>(rng() % 80) - 40;
       c.price = Price{100'000 + offset * 100 + (rng() % 50 == 0 ? 7 : 0)};
       c.quantity = Quantity{static_cast<int64_t>(rng() % 120)};

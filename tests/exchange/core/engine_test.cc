@@ -132,9 +132,8 @@ TEST_F(EngineTest, BetterPriceThenEarlierOrderFillsFirst) {
   const OrderId first = Rest(kA, Side::kSell, Cents(582), 1);
   const OrderId second = Rest(kC, Side::kSell, Cents(582), 1);
   const OrderId better = Rest(kC, Side::kSell, Cents(581), 1);
-  auto trades =
-      OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(582), 3)),
-             EventType::kTrade);
+  auto trades = OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(582), 3)),
+                       EventType::kTrade);
   ASSERT_EQ(trades.size(), 3u);
   EXPECT_EQ(trades[0].counter_order_id, better);
   EXPECT_EQ(trades[1].counter_order_id, first);
@@ -143,8 +142,8 @@ TEST_F(EngineTest, BetterPriceThenEarlierOrderFillsFirst) {
 
 TEST_F(EngineTest, IocRemainderNeverRests) {
   Rest(kA, Side::kSell, Cents(581), 2);
-  auto ev = d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 5,
-                              TimeInForce::kIoc));
+  auto ev = d_.Apply(
+      D::Limit(kB, kFut, Side::kBuy, Cents(581), 5, TimeInForce::kIoc));
   auto cancels = OfType(ev, EventType::kOrderCancelled);
   ASSERT_EQ(cancels.size(), 1u);
   EXPECT_EQ(cancels[0].cancel_reason(), CancelReason::kIocRemainder);
@@ -157,8 +156,8 @@ TEST_F(EngineTest, IocRemainderNeverRests) {
 TEST_F(EngineTest, FokThatCannotFillCompletelyChangesNothing) {
   Rest(kA, Side::kSell, Cents(581), 2);
   Rest(kA, Side::kSell, Cents(590), 10);  // beyond the FOK's limit
-  auto ev = d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(585), 3,
-                              TimeInForce::kFok));
+  auto ev = d_.Apply(
+      D::Limit(kB, kFut, Side::kBuy, Cents(585), 3, TimeInForce::kFok));
   EXPECT_TRUE(OfType(ev, EventType::kTrade).empty());
   auto cancels = OfType(ev, EventType::kOrderCancelled);
   ASSERT_EQ(cancels.size(), 1u);
@@ -170,8 +169,8 @@ TEST_F(EngineTest, FokThatCannotFillCompletelyChangesNothing) {
 TEST_F(EngineTest, FokThatCanFillFillsCompletelyAcrossLevels) {
   Rest(kA, Side::kSell, Cents(581), 2);
   Rest(kA, Side::kSell, Cents(582), 2);
-  auto ev = d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(585), 3,
-                              TimeInForce::kFok));
+  auto ev = d_.Apply(
+      D::Limit(kB, kFut, Side::kBuy, Cents(585), 3, TimeInForce::kFok));
   auto trades = OfType(ev, EventType::kTrade);
   ASSERT_EQ(trades.size(), 2u);
   EXPECT_EQ(trades[1].leaves.lots, 0);
@@ -181,8 +180,8 @@ TEST_F(EngineTest, FokThatCanFillFillsCompletelyAcrossLevels) {
 TEST_F(EngineTest, FokCountsNoOwnLiquidityUnderCancelNewest) {
   Rest(kA, Side::kSell, Cents(581), 5);
   Rest(kB, Side::kSell, Cents(581), 1);
-  auto ev = d_.Apply(D::Limit(kA, kFut, Side::kBuy, Cents(581), 1,
-                              TimeInForce::kFok));
+  auto ev = d_.Apply(
+      D::Limit(kA, kFut, Side::kBuy, Cents(581), 1, TimeInForce::kFok));
   auto cancels = OfType(ev, EventType::kOrderCancelled);
   ASSERT_EQ(cancels.size(), 1u);
   EXPECT_EQ(cancels[0].cancel_reason(), CancelReason::kFokNotFilled);
@@ -240,9 +239,8 @@ TEST_F(EngineTest, ReplaceQuantityDownKeepsTimePriority) {
   auto ev = d_.Apply(D::Replace(kA, first, Cents(581), 3));
   ASSERT_EQ(ev[0].type, EventType::kOrderReplaced);
   EXPECT_EQ(ev[0].leaves.lots, 3);
-  auto trades =
-      OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 1)),
-             EventType::kTrade);
+  auto trades = OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 1)),
+                       EventType::kTrade);
   ASSERT_EQ(trades.size(), 1u);
   EXPECT_EQ(trades[0].counter_order_id, first);
 }
@@ -251,9 +249,8 @@ TEST_F(EngineTest, ReplaceQuantityUpLosesTimePriority) {
   const OrderId first = Rest(kA, Side::kSell, Cents(581), 5);
   const OrderId second = Rest(kC, Side::kSell, Cents(581), 5);
   d_.Apply(D::Replace(kA, first, Cents(581), 6));
-  auto trades =
-      OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 1)),
-             EventType::kTrade);
+  auto trades = OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 1)),
+                       EventType::kTrade);
   ASSERT_EQ(trades.size(), 1u);
   EXPECT_EQ(trades[0].counter_order_id, second);
 }
@@ -262,9 +259,8 @@ TEST_F(EngineTest, ReplacePriceChangeLosesTimePriority) {
   const OrderId first = Rest(kA, Side::kSell, Cents(582), 5);
   const OrderId second = Rest(kC, Side::kSell, Cents(581), 5);
   d_.Apply(D::Replace(kA, first, Cents(581), 5));
-  auto trades =
-      OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 1)),
-             EventType::kTrade);
+  auto trades = OfType(d_.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(581), 1)),
+                       EventType::kTrade);
   ASSERT_EQ(trades.size(), 1u);
   EXPECT_EQ(trades[0].counter_order_id, second);
 }
@@ -460,14 +456,15 @@ TEST_F(EngineTest, HaltedInstrumentRejectsNewOrdersButAcceptsCancels) {
   d_.Apply(D::SetState(kFut, InstrumentState::kHalted));
   ExpectReject(D::Limit(kB, kFut, Side::kSell, Cents(570), 1),
                RejectCode::kInstrumentNotOpen);
-  ExpectReject(D::Replace(kA, id, Cents(571), 1), RejectCode::kInstrumentNotOpen);
+  ExpectReject(D::Replace(kA, id, Cents(571), 1),
+               RejectCode::kInstrumentNotOpen);
   EXPECT_EQ(d_.Apply(D::Cancel(kA, id))[0].type, EventType::kCancelAccepted);
 }
 
 TEST_F(EngineTest, ClosingExpiresDayOrdersOnly) {
   Rest(kA, Side::kBuy, Cents(570), 1);  // GTC
-  auto day = d_.Apply(D::Limit(kA, kFut, Side::kBuy, Cents(571), 1,
-                               TimeInForce::kDay));
+  auto day = d_.Apply(
+      D::Limit(kA, kFut, Side::kBuy, Cents(571), 1, TimeInForce::kDay));
   auto ev = d_.Apply(D::SetState(kFut, InstrumentState::kClosed));
   ASSERT_EQ(ev[0].type, EventType::kInstrumentStateChanged);
   auto cancels = OfType(ev, EventType::kOrderCancelled);
@@ -533,8 +530,8 @@ TEST_F(EngineTest, FullOrderPoolRejectsOrdersThatCouldRest) {
   ExpectReject(D::Limit(kA, kSpot, Side::kBuy, Cents(530), 1),
                RejectCode::kOrderBookFull);
   // An IOC needs no slot and still trades.
-  auto ev = d_.Apply(D::Limit(kA, kSpot, Side::kSell, Cents(530), 1,
-                              TimeInForce::kIoc));
+  auto ev = d_.Apply(
+      D::Limit(kA, kSpot, Side::kSell, Cents(530), 1, TimeInForce::kIoc));
   EXPECT_EQ(OfType(ev, EventType::kTrade).size(), 1u);
 }
 
@@ -545,8 +542,8 @@ TEST(EngineConfig, NotionalOverflowIsRejected) {
   D d(c);
   ASSERT_TRUE(d.ok());
   // $5.80 x 2^39 contracts x 730 GPU-hours is about 2.3e21 micro-dollars.
-  auto ev = d.Apply(D::Limit(kA, kFut, Side::kSell, Cents(580),
-                             int64_t{1} << 39));
+  auto ev =
+      d.Apply(D::Limit(kA, kFut, Side::kSell, Cents(580), int64_t{1} << 39));
   ASSERT_EQ(ev.size(), 1u);
   EXPECT_EQ(ev[0].reject_code(), RejectCode::kNotionalOverflow);
 }
@@ -574,7 +571,8 @@ TEST_F(EngineTest, EveryCommandHasExactlyOneResult) {
   };
   for (const Command& c : cmds) {
     auto ev = d_.Apply(c);
-    EXPECT_EQ(CountResults(ev), 1) << "command type " << static_cast<int>(c.type);
+    EXPECT_EQ(CountResults(ev), 1)
+        << "command type " << static_cast<int>(c.type);
   }
 }
 

@@ -1,0 +1,342 @@
+// cfx-bench: the exchange's benchmark tool.
+//
+//   cfx-bench engine [--workload standard|deep|liquibook-inserts|all]
+//                    [--commands N] [--runs N] [--seed S] [--json] [--smoke]
+//   cfx-bench journal [--commands N] [--runs N] [--seed S] [--dir D]
+//                     [--json] [--smoke]
+//
+// Exits 0 when every workload ran and verified (no rejects, identical state
+// hash across passes and with the generator's engine; for the journal, the
+// replayed and restarted state equal to the run's), 1 otherwise.
+
+#include <sched.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_report.h"
+#include "bench/engine_runner.h"
+#include "bench/engine_workloads.h"
+#include "bench/journal_bench.h"
+
+namespace cfx::bench {
+namespace {
+
+struct EngineArgs {
+  std::string workload = "all";
+  uint64_t commands = 0;
+  uint32_t runs = 1;
+  uint64_t seed = 1;
+  uint32_t latency_every = 16;
+  int cpu = -1;
+  bool json = false;
+  bool smoke = false;
+  bool quiet = false;
+};
+
+void Progress(const EngineArgs& args, const char* format,
+              const std::string& name, double value) {
+  if (args.quiet) return;
+  std::fprintf(stderr, format, name.c_str(), value);
+  std::fflush(stderr);
+}
+
+bool PinToCpu(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(static_cast<std::size_t>(cpu), &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+int RunEngine(const EngineArgs& args) {
+  if (args.cpu >= 0 && !PinToCpu(args.cpu)) {
+    std::fprintf(stderr, "cfx-bench: cannot pin to cpu %d\n", args.cpu);
+    return 1;
+  }
+  std::vector<WorkloadKind> kinds;
+  for (WorkloadKind k : kAllWorkloads) {
+    if (args.workload == "all" || args.workload == WorkloadName(k))
+      kinds.push_back(k);
+  }
+
+  ReportContext ctx;
+  ctx.seed = args.seed;
+  ctx.latency_every = args.latency_every;
+  ctx.clock_overhead_ns = MeasureClockOverheadNanos();
+  if (!args.json) {
+    std::printf("cfx-bench engine: seed %llu, %u run%s per workload%s\n\n",
+                static_cast<unsigned long long>(args.seed), args.runs,
+                args.runs == 1 ? "" : "s", args.smoke ? ", smoke sizes" : "");
+  }
+
+  WorkloadOptions wopt;
+  wopt.commands = args.commands;
+  wopt.seed = args.seed;
+  wopt.smoke = args.smoke;
+  RunOptions ropt;
+  ropt.latency_every = args.latency_every;
+  ropt.seed = args.seed;
+
+  bool ok = true;
+  for (WorkloadKind kind : kinds) {
+    const std::string name(WorkloadName(kind));
+    const auto t0 = std::chrono::steady_clock::now();
+    Result<Workload> made = MakeWorkload(kind, wopt);
+    if (!made.has_value()) {
+      std::fprintf(stderr, "cfx-bench: %s: %s\n", name.c_str(),
+                   made.error().ToString().c_str());
+      ok = false;
+      continue;
+    }
+    const Workload& w = made.value();
+    Progress(
+        args, "cfx-bench: %s: generated in %.2f s\n", name,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count());
+    std::vector<RunResult> runs;
+    runs.reserve(args.runs);
+    for (uint32_t i = 0; i < args.runs; ++i) {
+      Result<RunResult> r = RunWorkload(w, ropt);
+      if (!r.has_value()) {
+        std::fprintf(stderr, "cfx-bench: %s: %s\n", name.c_str(),
+                     r.error().ToString().c_str());
+        return 1;
+      }
+      runs.push_back(std::move(r).value());
+      Progress(args, "cfx-bench: %s: run done, %.2f M/s\n", name,
+               static_cast<double>(w.timed.size()) /
+                   runs.back().throughput.seconds / 1e6);
+    }
+    const WorkloadSummary s = Summarize(w, runs);
+    if (args.json) {
+      PrintJson(stdout, w, runs, s, ctx);
+    } else {
+      PrintHuman(stdout, w, runs, s, ctx);
+    }
+    std::fflush(stdout);
+    if (!s.problems.empty()) ok = false;
+  }
+  return ok ? 0 : 1;
+}
+
+struct JournalArgs {
+  JournalBenchOptions options;
+  uint32_t runs = 1;
+  bool json = false;
+};
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+int RunJournal(const JournalArgs& args) {
+  std::vector<JournalBenchResult> runs;
+  for (uint32_t i = 0; i < args.runs; ++i) {
+    auto r = RunJournalBench(args.options);
+    if (!r.has_value()) {
+      std::fprintf(stderr, "cfx-bench journal: %s\n",
+                   r.error().ToString().c_str());
+      return 1;
+    }
+    runs.push_back(std::move(r).value());
+  }
+  std::vector<double> durable, replay, restart;
+  for (const auto& r : runs) {
+    durable.push_back(r.durable_per_s);
+    replay.push_back(r.replay_per_s);
+    restart.push_back(r.restart_seconds);
+  }
+  // The run with the median durable throughput supplies the latency figures.
+  std::size_t mid = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].durable_per_s == Median(durable)) mid = i;
+  }
+  const JournalBenchResult& m = runs[mid];
+  bool ok = true;
+  for (const auto& r : runs) ok = ok && r.hashes_match;
+  const LatencyHistogram& h = m.durable_latency;
+  auto list = [](const std::vector<double>& v, double scale, const char* fmt) {
+    std::string out;
+    char buf[32];
+    for (double x : v) {
+      std::snprintf(buf, sizeof buf, fmt, x * scale);
+      out += (out.empty() ? "" : " ") + std::string(buf);
+    }
+    return out;
+  };
+  if (args.json) {
+    std::printf(
+        "{\"workload\":\"journal\",\"commands\":%llu,\"runs\":%u,\"seed\":%llu,"
+        "\"throughput_per_s\":%.0f,\"latency_ns\":{\"p50\":%llu,\"p99\":%llu,"
+        "\"p999\":%llu,\"max\":%llu},\"latency_kind\":\"submit_to_durable\","
+        "\"offered_per_s\":%llu,"
+        "\"journal_writes\":%llu,\"commands_per_write\":%.1f,"
+        "\"replay_per_s\":%.0f,\"restart_seconds\":%.3f,"
+        "\"restart_snapshot_seq\":%llu,\"restart_replayed\":%llu,"
+        "\"journal_bytes\":%llu,\"fsync_ns\":{\"p50\":%llu,\"p99\":%llu,"
+        "\"max\":%llu},"
+        "\"verified\":%s}\n",
+        static_cast<unsigned long long>(m.commands), args.runs,
+        static_cast<unsigned long long>(args.options.seed), Median(durable),
+        static_cast<unsigned long long>(h.Percentile(0.50)),
+        static_cast<unsigned long long>(h.Percentile(0.99)),
+        static_cast<unsigned long long>(h.Percentile(0.999)),
+        static_cast<unsigned long long>(h.max()),
+        static_cast<unsigned long long>(args.options.offered_rate),
+        static_cast<unsigned long long>(m.journal_writes),
+        static_cast<double>(m.commands) / static_cast<double>(m.journal_writes),
+        Median(replay), Median(restart),
+        static_cast<unsigned long long>(m.restart_snapshot_seq),
+        static_cast<unsigned long long>(m.restart_replayed),
+        static_cast<unsigned long long>(m.live_file_bytes),
+        static_cast<unsigned long long>(m.fsync_latency.Percentile(0.50)),
+        static_cast<unsigned long long>(m.fsync_latency.Percentile(0.99)),
+        static_cast<unsigned long long>(m.fsync_latency.max()),
+        ok ? "true" : "false");
+  } else {
+    std::printf(
+        "journal: standard workload through sequencer + synced RocksDB journal "
+        "+ engine\n");
+    std::printf("  commands       %llu per run, %u run%s\n",
+                static_cast<unsigned long long>(m.commands), args.runs,
+                args.runs == 1 ? "" : "s");
+    std::printf("  durable        %.0f k cmds/s (median; runs: %s k/s)\n",
+                Median(durable) / 1e3, list(durable, 1e-3, "%.0f").c_str());
+    std::printf(
+        "  group commit   %llu synced writes, %.1f commands per write\n",
+        static_cast<unsigned long long>(m.journal_writes),
+        static_cast<double>(m.commands) /
+            static_cast<double>(m.journal_writes));
+    std::printf(
+        "  to durable     p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  max %.3f "
+        "ms\n"
+        "                 at %llu cmds/s offered (achieved %.0f/s, %.1f "
+        "commands per write):\n"
+        "                 scheduled push into the gateway ring until "
+        "durable_seq covers\n"
+        "                 it; 1 command in %u over %llu commands\n",
+        static_cast<double>(h.Percentile(0.50)) / 1e6,
+        static_cast<double>(h.Percentile(0.99)) / 1e6,
+        static_cast<double>(h.Percentile(0.999)) / 1e6,
+        static_cast<double>(h.max()) / 1e6,
+        static_cast<unsigned long long>(args.options.offered_rate),
+        m.latency_achieved_per_s,
+        static_cast<double>(m.latency_commands) /
+            static_cast<double>(std::max<uint64_t>(1, m.latency_writes)),
+        args.options.latency_every,
+        static_cast<unsigned long long>(m.latency_commands));
+    const LatencyHistogram& f = m.fsync_latency;
+    std::printf(
+        "  device fsync   p50 %.3f ms  p99 %.3f ms  max %.3f ms (10 KB write + "
+        "fdatasync,\n"
+        "                 same directory, same run: the floor under the "
+        "figures above)\n",
+        static_cast<double>(f.Percentile(0.50)) / 1e6,
+        static_cast<double>(f.Percentile(0.99)) / 1e6,
+        static_cast<double>(f.max()) / 1e6);
+    std::printf(
+        "  replay         %.2f M cmds/s from seq 1 (median; runs: %s M/s)\n",
+        Median(replay) / 1e6, list(replay, 1e-6, "%.2f").c_str());
+    std::printf(
+        "  restart        %.3f s to the first acknowledged order (median; "
+        "runs: %s s)\n"
+        "                 after a crash: snapshot at seq %llu + %llu commands "
+        "replayed\n",
+        Median(restart), list(restart, 1, "%.3f").c_str(),
+        static_cast<unsigned long long>(m.restart_snapshot_seq),
+        static_cast<unsigned long long>(m.restart_replayed));
+    std::printf("  journal        %.1f MB in table files\n",
+                static_cast<double>(m.live_file_bytes) / 1e6);
+    std::printf("  verified       %s\n",
+                ok ? "replayed and restarted state equal the run's"
+                   : "STATE HASH MISMATCH");
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace cfx::bench
+
+int main(int argc, char** argv) {
+  using cfx::bench::EngineArgs;
+  CLI::App app{"cfx-bench: benchmarks for the CFX exchange"};
+  app.require_subcommand(1);
+
+  EngineArgs args;
+  CLI::App* engine = app.add_subcommand(
+      "engine",
+      "Replay pre-generated command streams through the matching engine and "
+      "report throughput and sampled per-command latency");
+  engine->add_option("--workload", args.workload, "Workload to run")
+      ->check(CLI::IsMember({"standard", "deep", "liquibook-inserts", "all"}))
+      ->capture_default_str();
+  engine
+      ->add_option("--commands", args.commands,
+                   "Timed commands per workload (default: standard 10M, "
+                   "deep 2M, liquibook-inserts 5M)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  engine
+      ->add_option("--runs", args.runs,
+                   "Runs per workload; the median throughput is reported")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  engine->add_option("--seed", args.seed, "Seed of the generated streams")
+      ->capture_default_str();
+  engine
+      ->add_option("--latency-every", args.latency_every,
+                   "Time one command in N on average in the latency pass "
+                   "(0 = no latency pass)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->capture_default_str();
+  engine->add_option("--cpu", args.cpu, "Pin the process to this CPU")
+      ->check(CLI::NonNegativeNumber);
+  engine->add_flag("--json", args.json,
+                   "One JSON object per workload per line");
+  engine->add_flag(
+      "--smoke", args.smoke,
+      "Tiny sizes (20k commands each): a quick check that the tool works");
+  engine->add_flag("-q,--quiet", args.quiet, "No progress lines on stderr");
+
+  cfx::bench::JournalArgs jargs;
+  CLI::App* journal = app.add_subcommand(
+      "journal",
+      "Durable throughput and submit-to-durable latency of sequencer + "
+      "journal + engine, then replay speed and restart time");
+  journal
+      ->add_option("--commands", jargs.options.commands,
+                   "Commands per run (default 10M; smoke 20k)")
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 30));
+  journal->add_option("--runs", jargs.runs, "Runs; medians are reported")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  journal->add_option("--seed", jargs.options.seed, "Seed of the workload")
+      ->capture_default_str();
+  journal->add_option(
+      "--dir", jargs.options.dir,
+      "Parent of the temporary journal directory (default $TMPDIR or /tmp)");
+  journal
+      ->add_option("--rate", jargs.options.offered_rate,
+                   "Offered commands/s in the latency phase")
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{100'000'000}))
+      ->capture_default_str();
+  journal
+      ->add_option("--snapshot-every", jargs.options.snapshot_every,
+                   "Shard snapshot interval in commands")
+      ->capture_default_str();
+  journal->add_flag("--json", jargs.json, "One JSON object per run set");
+  journal->add_flag("--smoke", jargs.options.smoke,
+                    "20k commands: a quick check");
+  journal->add_flag("-q,--quiet", jargs.options.quiet,
+                    "No progress lines on stderr");
+
+  CLI11_PARSE(app, argc, argv);
+  if (engine->parsed()) return cfx::bench::RunEngine(args);
+  if (journal->parsed()) return cfx::bench::RunJournal(jargs);
+  return 0;
+}

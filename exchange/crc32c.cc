@@ -1,0 +1,59 @@
+#include "exchange/crc32c.h"
+
+#include <array>
+#include <cstring>
+
+namespace cfx::exchange {
+namespace {
+
+constexpr std::array<uint32_t, 256> MakeTable() {
+  std::array<uint32_t, 256> t{};
+  for (uint32_t i = 0; i < 256; ++i) {
+    uint32_t c = i;
+    for (int k = 0; k < 8; ++k) c = (c & 1) ? 0x82f63b78u ^ (c >> 1) : c >> 1;
+    t[i] = c;
+  }
+  return t;
+}
+
+constexpr std::array<uint32_t, 256> kTable = MakeTable();
+
+uint32_t Portable(const uint8_t* p, std::size_t n, uint32_t c) {
+  for (std::size_t i = 0; i < n; ++i) c = kTable[(c ^ p[i]) & 0xffu] ^ (c >> 8);
+  return c;
+}
+
+#if defined(__x86_64__)
+// The SSE4.2 crc32 instruction computes CRC-32C eight bytes at a time.
+__attribute__((target("sse4.2"))) uint32_t Hardware(const uint8_t* p,
+                                                    std::size_t n, uint32_t c) {
+  uint64_t c64 = c;
+  while (n >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    c64 = __builtin_ia32_crc32di(c64, v);
+    p += 8;
+    n -= 8;
+  }
+  uint32_t c32 = static_cast<uint32_t>(c64);
+  while (n > 0) {
+    c32 = __builtin_ia32_crc32qi(c32, *p++);
+    --n;
+  }
+  return c32;
+}
+
+const bool kHasSse42 = __builtin_cpu_supports("sse4.2");
+#endif
+
+}  // namespace
+
+uint32_t Crc32c(const void* data, std::size_t n, uint32_t init) noexcept {
+  const auto* p = static_cast<const uint8_t*>(data);
+#if defined(__x86_64__)
+  if (kHasSse42) return ~Hardware(p, n, ~init);
+#endif
+  return ~Portable(p, n, ~init);
+}
+
+}  // namespace cfx::exchange

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <string>
+
+#include "exchange/core/command.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace cfx::exchange {
+
+// Exit codes of the cfx tool (DESIGN.md §7: non-zero with a one-line reason).
+inline constexpr int kExitOk = 0;
+// The journal is corrupt, or a check failed.
+inline constexpr int kExitFailed = 1;
+// Bad arguments, or a data dir that is missing or not a CFX journal.
+inline constexpr int kExitUsage = 2;
+
+// Registers the `journal` subcommand group of the cfx tool on `app`:
+// `stats`, `dump` and `verify`, read-only operator views of a journal
+// (docs/journal.md, "Operator commands"). The command that runs writes its
+// exit code to `*exit_code`; `exit_code` must remain live while `app`
+// parses. Results go to stdout, errors and progress to stderr.
+void AddJournalCommands(CLI::App& app, int* exit_code);
+
+// One readable line (no newline) for a journaled command: seq, UTC time,
+// type and the fields the type uses, then any other non-zero field as
+// name=value, e.g.
+//   42 2026-12-01T00:00:01.000000000Z NEW_ORDER acct=1 inst=3 BUY LIMIT GTC 5
+//   @ 5.8300 cl=17
+std::string FormatCommandText(const Command& cmd);
+
+// One JSON object (no newline) holding every field of `cmd`.
+std::string FormatCommandJson(const Command& cmd);
+
+}  // namespace cfx::exchange

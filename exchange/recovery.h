@@ -1,0 +1,33 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exchange/core/engine.h"
+#include "exchange/core/status.h"
+#include "exchange/journal.h"
+
+namespace cfx::exchange {
+
+struct RecoveryReport {
+  Seq snapshot_seq;       // 0 when recovery started from an empty engine
+  uint64_t replayed = 0;  // commands replayed after the snapshot
+  Seq last_seq;
+  uint64_t state_hash = 0;
+  double seconds = 0;
+  // Snapshots passed over because they did not verify.
+  std::vector<std::string> warnings;
+};
+
+// Rebuilds `engine` (fresh, from the journal's config) from the newest valid
+// snapshot plus the journal after it. Returns kDataLoss naming seq and file
+// on a corrupt journal; never skips a record.
+Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
+                               const Journal::ProgressFn& progress = nullptr);
+
+// One line for logs: "recovered 12345 commands (snapshot at seq 10000 +
+// 2345 replayed), last seq 12345, state hash 0123456789abcdef, 0.012 s".
+std::string DescribeRecovery(const RecoveryReport& r);
+
+}  // namespace cfx::exchange

@@ -1,0 +1,81 @@
+#include "exchange/sequencer.h"
+
+#include <algorithm>
+
+#include "exchange/idle.h"
+
+namespace cfx::exchange {
+
+Sequencer::Sequencer(Journal& journal, const Clock& clock,
+                     SpscRing<Command>& to_engine,
+                     const SequencerOptions& options)
+    : journal_(journal),
+      clock_(clock),
+      to_engine_(to_engine),
+      options_(options),
+      last_seq_(journal.last_seq()),
+      last_ts_(journal.last_ts()),
+      durable_(journal.last_seq().value) {
+  batch_.reserve(options_.max_batch);
+}
+
+SpscRing<Command>* Sequencer::AddProducer(std::size_t capacity) {
+  producers_.push_back(std::make_unique<SpscRing<Command>>(capacity));
+  return producers_.back().get();
+}
+
+int Sequencer::DoWork() {
+  if (failed()) return 0;
+  batch_.clear();
+  Timestamp now = clock_.Now();
+  if (now < last_ts_) now = last_ts_;
+  if (wakeup_ != nullptr) {
+    const int64_t due = wakeup_->load(std::memory_order_acquire);
+    if (due != 0 && due <= now.nanos && due > last_timer_ns_) {
+      Command t;
+      t.type = CommandType::kTimer;
+      batch_.push_back(t);
+      last_timer_ns_ = now.nanos;
+    }
+  }
+  // Round-robin over producers, one command each per pass, so one busy
+  // gateway cannot starve another.
+  const std::size_t n = producers_.size();
+  bool progress = true;
+  while (progress && batch_.size() < options_.max_batch) {
+    progress = false;
+    for (std::size_t i = 0; i < n && batch_.size() < options_.max_batch; ++i) {
+      SpscRing<Command>& ring = *producers_[(next_producer_ + i) % n];
+      const Command* c = ring.Front();
+      if (c == nullptr) continue;
+      batch_.push_back(*c);
+      ring.Pop();
+      progress = true;
+    }
+  }
+  if (n > 0) next_producer_ = (next_producer_ + 1) % n;
+  if (batch_.empty()) return 0;
+
+  for (Command& c : batch_) {
+    c.seq = Seq{++last_seq_.value};
+    c.ts = now;
+  }
+  last_ts_ = now;
+  // The engine may match while the batch is being made durable; egress
+  // holds its events until durable_seq() covers them.
+  BackoffIdle idle;
+  for (const Command& c : batch_) {
+    while (!to_engine_.TryPush(c)) idle.Idle(0);
+  }
+  const Status st = journal_.Append(batch_.data(), batch_.size());
+  if (!st.ok()) {
+    status_ = st;
+    failed_.store(true, std::memory_order_release);
+    return 0;
+  }
+  batches_.fetch_add(1, std::memory_order_relaxed);
+  durable_.store(last_seq_.value, std::memory_order_release);
+  return static_cast<int>(batch_.size());
+}
+
+}  // namespace cfx::exchange

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "exchange/clock.h"
+#include "exchange/core/command.h"
+#include "exchange/core/status.h"
+#include "exchange/journal.h"
+#include "exchange/spsc_ring.h"
+
+namespace cfx::exchange {
+
+struct SequencerOptions {
+  // Most commands per journal write (group commit). Default: 4,096.
+  std::size_t max_batch = 4'096;
+};
+
+// The single writer of the journal. Each duty cycle drains the producers'
+// rings round-robin (in producer order: this order is the truth), adds a
+// Timer command when the engine's next expiry time has come, stamps dense seqs
+// and the clock's time (never going back), hands the batch to the engine,
+// appends it to the journal as one synced write, and then publishes
+// durable_seq(). Nothing caused by a command may leave the process before
+// durable_seq() reaches its seq.
+//
+// A journal failure is fail-stop: status() turns non-OK, and the sequencer
+// accepts nothing more.
+//
+// Thread: AddProducer() before the loop starts; DoWork() from the sequencer
+// thread only; durable_seq() from any thread.
+// Memory: buffers sized in the constructor; the journal write allocates.
+class Sequencer {
+ public:
+  Sequencer(Journal& journal, const Clock& clock, SpscRing<Command>& to_engine,
+            const SequencerOptions& options);
+  Sequencer(const Sequencer&) = delete;
+  Sequencer& operator=(const Sequencer&) = delete;
+
+  // A new producer ring (one per gateway thread). The returned ring must be
+  // used by one producer thread and lives as long as the sequencer.
+  SpscRing<Command>* AddProducer(std::size_t capacity);
+
+  // The engine's next GTD expiry time in ns (0 = none), published by the
+  // shard; when the clock reaches it the sequencer journals a Timer command
+  // so the expiry happens, and replays, at a sequenced point.
+  // `wakeup` must remain live while the sequencer runs.
+  void set_wakeup_source(const std::atomic<int64_t>* wakeup) {
+    wakeup_ = wakeup;
+  }
+
+  // One duty cycle; returns the number of commands sequenced.
+  int DoWork();
+
+  Seq durable_seq() const {
+    return Seq{durable_.load(std::memory_order_acquire)};
+  }
+  Seq last_seq() const { return last_seq_; }
+  // Journal writes (group commits) so far; any thread.
+  uint64_t batches() const { return batches_.load(std::memory_order_relaxed); }
+  const Status& status() const { return status_; }
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+
+ private:
+  Journal& journal_;
+  const Clock& clock_;
+  SpscRing<Command>& to_engine_;
+  SequencerOptions options_;
+  std::vector<std::unique_ptr<SpscRing<Command>>> producers_;
+  std::size_t next_producer_ = 0;
+  std::vector<Command> batch_;
+  Seq last_seq_;
+  Timestamp last_ts_;
+  const std::atomic<int64_t>* wakeup_ = nullptr;
+  int64_t last_timer_ns_ = 0;
+  std::atomic<uint64_t> durable_{0};
+  std::atomic<bool> failed_{false};
+  std::atomic<uint64_t> batches_{0};
+  Status status_;
+};
+
+}  // namespace cfx::exchange

@@ -1,0 +1,97 @@
+#include "tests/support/random_commands.h"
+
+namespace cfx::exchange::testing {
+
+EngineConfig SmallMarketConfig() {
+  EngineConfig config;
+  config.limits.max_orders = 20'000;
+  config.limits.max_accounts = 9;
+  config.limits.max_instruments = 3;
+  for (uint32_t i = 1; i <= 2; ++i) {
+    InstrumentConfig ic;
+    ic.id = InstrumentId{i};
+    ic.kind = i == 1 ? InstrumentKind::kFuture : InstrumentKind::kSpot;
+    ic.reference_price = Price{100'000};  // $10.00
+    ic.max_price = Price{200'000};
+    ic.max_quantity = Quantity{100};
+    ic.position_limit = Quantity{i == 1 ? 5'000 : 0};
+    config.instruments.push_back(ic);
+  }
+  for (uint32_t a = 1; a <= 8; ++a) {
+    config.accounts.push_back({AccountId{a}, static_cast<StpMode>(1 + a % 4)});
+  }
+  return config;
+}
+
+std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
+                                    uint64_t first_seq, int64_t start_ns) {
+  std::mt19937_64 rng(seed);
+  std::vector<Command> out;
+  out.reserve(n);
+  int64_t ts = start_ns;
+  // Order ids are dense in acceptance order; targeting ids up to a bound
+  // that grows with the stream hits live, dead and unknown orders.
+  uint64_t id_bound = first_seq;
+  for (std::size_t j = 0; j < n; ++j) {
+    Command c;
+    c.seq = Seq{first_seq + j};
+    ts += static_cast<int64_t>(1'000 + rng() % 50'000);
+    c.ts = Timestamp{ts};
+    c.account = AccountId{static_cast<uint32_t>(1 + rng() % 8)};
+    c.instrument = InstrumentId{static_cast<uint32_t>(1 + rng() % 2)};
+    c.client_order_id = ClientOrderId{rng() % 1'000'000};
+    const uint64_t r = rng() % 1000;
+    if (r < 600) {
+      c.type = CommandType::kNewOrder;
+      c.side = rng() % 2 ? Side::kBuy : Side::kSell;
+      c.order_type = r < 570 ? OrderType::kLimit : OrderType::kMarket;
+      c.tif = c.order_type == OrderType::kMarket
+                  ? (rng() % 4 ? TimeInForce::kIoc : TimeInForce::kFok)
+                  : static_cast<TimeInForce>(1 + rng() % 5);
+      if (c.tif == TimeInForce::kGtd) {
+        c.set_expire_time(
+            Timestamp{ts + static_cast<int64_t>(rng() % 2'000'000)});
+      }
+      if (c.order_type == OrderType::kLimit && c.tif != TimeInForce::kIoc &&
+          c.tif != TimeInForce::kFok && rng() % 10 == 0) {
+        c.flags = kFlagPostOnly;
+      }
+      if (rng() % 8 == 0) c.stp = static_cast<StpMode>(rng() % 5);
+      const int64_t offset = static_cast<int64_t>(rng() % 60) - 30;
+      c.price =
+          c.order_type == OrderType::kMarket
+              ? Price{}
+              : Price{100'000 + offset * 100 + (rng() % 100 == 0 ? 50 : 0)};
+      c.quantity = Quantity{static_cast<int64_t>(rng() % 30)};
+      if (rng() % 200 == 0) c.side = static_cast<Side>(7);
+      ++id_bound;
+    } else if (r < 850) {
+      c.type = CommandType::kCancel;
+      c.set_order_id(OrderId{1 + rng() % id_bound});
+    } else if (r < 970) {
+      c.type = CommandType::kReplace;
+      c.set_order_id(OrderId{1 + rng() % id_bound});
+      c.price = Price{100'000 + (static_cast<int64_t>(rng() % 60) - 30) * 100};
+      c.quantity = Quantity{static_cast<int64_t>(1 + rng() % 30)};
+    } else if (r < 980) {
+      c.type = CommandType::kMassCancel;
+      if (rng() % 2) c.instrument = InstrumentId{};
+    } else if (r < 988) {
+      c.type = CommandType::kSetInstrumentState;
+      static constexpr InstrumentState kStates[] = {
+          InstrumentState::kOpen, InstrumentState::kOpen,
+          InstrumentState::kHalted, InstrumentState::kClosed,
+          InstrumentState::kPreOpen};
+      c.state = kStates[rng() % 5];
+    } else if (r < 993) {
+      c.type = CommandType::kSetReferencePrice;
+      c.price = Price{100'000 + (static_cast<int64_t>(rng() % 20) - 10) * 100};
+    } else {
+      c.type = CommandType::kTimer;
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace cfx::exchange::testing
