@@ -165,7 +165,7 @@ Result<JournalBenchResult> RunJournalBench(const JournalBenchOptions& o) {
   PipelineOptions po;
   po.data_dir = dir + "/data";
   po.shard.snapshot_every = o.snapshot_every;
-  po.expiry_timers = false;
+  po.timers = false;
   po.snapshot_on_stop = false;  // phase 3 restarts as after a crash
 
   // Phase 0: the device's own synced-write latency, the floor under any

@@ -45,6 +45,8 @@ std::string TypeName(CommandType t) {
       return "SET_REFERENCE_PRICE";
     case CommandType::kTimer:
       return "TIMER";
+    case CommandType::kEndOfSession:
+      return "END_OF_SESSION";
   }
   return Unknown(static_cast<unsigned>(t));
 }

@@ -22,12 +22,14 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(
   p->snapshot_on_stop_ = options.snapshot_on_stop;
   p->to_engine_ = std::make_unique<SpscRing<Command>>(options.engine_ring);
   p->events_ = std::make_unique<SpscRing<Event>>(options.event_ring);
-  p->sequencer_ = std::make_unique<Sequencer>(
-      *p->journal_, clock, *p->to_engine_, options.sequencer);
+  SequencerOptions so = options.sequencer;
+  if (!options.timers) so.session_end_utc_seconds = -1;
+  p->sequencer_ =
+      std::make_unique<Sequencer>(*p->journal_, clock, *p->to_engine_, so);
   p->shard_ = std::make_unique<ShardRunner>(*p->engine_, *p->to_engine_,
                                             *p->events_, *p->sequencer_,
                                             *p->journal_, options.shard);
-  if (options.expiry_timers) {
+  if (options.timers) {
     p->sequencer_->set_wakeup_source(p->shard_->next_expiry());
   }
   return p;

@@ -27,9 +27,10 @@ struct PipelineOptions {
   std::size_t event_ring = 1 << 18;
   // fsync each journal write. Default: true.
   bool sync = true;
-  // Journal a Timer command when the earliest GTD order is due. Default:
-  // true. Tests that need seq = submission order turn it off.
-  bool expiry_timers = true;
+  // Time-driven commands: a Timer when the earliest GTD order is due and an
+  // EndOfSession at sequencer.session_end_utc_seconds each day. Default:
+  // true. Tests that need seq = submission order turn them off.
+  bool timers = true;
   // Write a snapshot at Stop(). Default: true. Benchmarks turn it off to
   // measure the restart after a crash (snapshot + tail replay).
   bool snapshot_on_stop = true;

@@ -29,6 +29,25 @@ int Sequencer::DoWork() {
   batch_.clear();
   Timestamp now = clock_.Now();
   if (now < last_ts_) now = last_ts_;
+  if (options_.session_end_utc_seconds >= 0) {
+    constexpr int64_t kDay = 86'400'000'000'000;
+    const int64_t offset = options_.session_end_utc_seconds * 1'000'000'000;
+    if (next_session_end_ns_ == 0) {
+      // The first boundary after the last journaled command, so one passed
+      // while the exchange was down still fires; a new journal starts now.
+      const int64_t base = last_ts_.nanos != 0 ? last_ts_.nanos : now.nanos;
+      const int64_t day_start = base - ((base % kDay) + kDay) % kDay;
+      next_session_end_ns_ = day_start + offset;
+      if (next_session_end_ns_ <= base) next_session_end_ns_ += kDay;
+    }
+    while (now.nanos >= next_session_end_ns_ &&
+           batch_.size() < options_.max_batch) {
+      Command e;
+      e.type = CommandType::kEndOfSession;
+      batch_.push_back(e);
+      next_session_end_ns_ += kDay;
+    }
+  }
   if (wakeup_ != nullptr) {
     const int64_t due = wakeup_->load(std::memory_order_acquire);
     if (due != 0 && due <= now.nanos && due > last_timer_ns_) {

@@ -16,11 +16,18 @@ namespace cfx::exchange {
 struct SequencerOptions {
   // Most commands per journal write (group commit). Default: 4,096.
   std::size_t max_batch = 4'096;
+  // Time of day (UTC, seconds after midnight) at which the trading day
+  // ends: the sequencer journals an EndOfSession command, so DAY orders
+  // expire at a sequenced point that replay reproduces. A boundary passed
+  // while the exchange was down fires at the next start. Negative = none.
+  // Default: 21:00 UTC, the daily settlement time (DESIGN.md §5).
+  int64_t session_end_utc_seconds = 21 * 3600;
 };
 
 // The single writer of the journal. Each duty cycle drains the producers'
 // rings round-robin (in producer order: this order is the truth), adds a
-// Timer command when the engine's next expiry time has come, stamps dense seqs
+// Timer command when the engine's next expiry time has come and an
+// EndOfSession command at each end of the trading day, stamps dense seqs
 // and the clock's time (never going back), hands the batch to the engine,
 // appends it to the journal as one synced write, and then publishes
 // durable_seq(). Nothing caused by a command may leave the process before
@@ -74,6 +81,7 @@ class Sequencer {
   Seq last_seq_;
   Timestamp last_ts_;
   const std::atomic<int64_t>* wakeup_ = nullptr;
+  int64_t next_session_end_ns_ = 0;  // 0 = not yet computed
   int64_t last_timer_ns_ = 0;
   std::atomic<uint64_t> durable_{0};
   std::atomic<bool> failed_{false};

@@ -16,6 +16,7 @@ enum class CommandType : uint8_t {
   kSetInstrumentState = 5,  // admin
   kSetReferencePrice = 6,   // admin / DSP / index fixing
   kTimer = 7,               // advances time: expires due GTD orders
+  kEndOfSession = 8,        // the trading day ends: DAY orders expire
 };
 
 // Order flags.
@@ -36,6 +37,7 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //   kSetInstrumentState: instrument, state
 //   kSetReferencePrice:  instrument, price
 //   kTimer:              (ts only)
+//   kEndOfSession:       instrument (0 = all)
 struct Command {
   Seq seq;       // stamped by the sequencer
   Timestamp ts;  // stamped by the sequencer: the only clock the engine sees

@@ -413,6 +413,32 @@ class Apply {
     Free(k);
   }
 
+  // Cancels the resting DAY orders of `b` (every order when `all`) with
+  // OrderCancelled(reason): bids from the best price down, then asks from
+  // the best price up, FIFO within a price. Returns how many.
+  uint32_t ExpireOrders(Book& b, CancelReason reason, bool all) {
+    uint32_t n = 0;
+    for (Side side : {Side::kBuy, Side::kSell}) {
+      PriceLadder& ladder = b.ladder(side);
+      uint32_t i = IsBuy(side) ? b.best_bid : b.best_ask;
+      while (i != 0) {
+        const uint32_t next_level =
+            IsBuy(side) ? ladder.HighestBelow(i) : ladder.LowestAbove(i);
+        uint32_t k = ladder.at(i).head;
+        while (k != 0) {
+          const uint32_t next = s_.orders[k].next;
+          if (all || s_.orders[k].tif == TimeInForce::kDay) {
+            CancelResting(b, k, EventType::kOrderCancelled, reason);
+            ++n;
+          }
+          k = next;
+        }
+        i = next_level;
+      }
+    }
+    return n;
+  }
+
   // ---- GTD heap, keyed by (expire time, order id) ----
   bool HeapLess(uint32_t a, uint32_t b) const {
     const Order& x = s_.orders[a];
@@ -657,6 +683,7 @@ class Apply {
   void MassCancel();
   void SetState();
   void SetReferencePrice();
+  void EndOfSession();
 
   // Rests a taker's remainder, or cancels it per its time in force.
   void Finish(Book& b, Taker& t, InstrumentId inst, OrderType type,
@@ -702,6 +729,9 @@ void Apply::Run(const Command& cmd, EventSink& out) {
       break;
     case CommandType::kSetReferencePrice:
       SetReferencePrice();
+      break;
+    case CommandType::kEndOfSession:
+      EndOfSession();
       break;
     case CommandType::kTimer: {
       Event& e = Base(EventType::kTimerDone);
@@ -986,25 +1016,26 @@ void Apply::SetState() {
     return;
   }
   const bool all = c.state == InstrumentState::kExpired;
-  const CancelReason reason =
-      all ? CancelReason::kInstrumentExpired : CancelReason::kExpired;
-  for (Side side : {Side::kBuy, Side::kSell}) {
-    PriceLadder& ladder = b.ladder(side);
-    uint32_t i = IsBuy(side) ? b.best_bid : b.best_ask;
-    while (i != 0) {
-      const uint32_t next_level =
-          IsBuy(side) ? ladder.HighestBelow(i) : ladder.LowestAbove(i);
-      uint32_t k = ladder.at(i).head;
-      while (k != 0) {
-        const uint32_t next = s_.orders[k].next;
-        if (all || s_.orders[k].tif == TimeInForce::kDay) {
-          CancelResting(b, k, EventType::kOrderCancelled, reason);
-        }
-        k = next;
-      }
-      i = next_level;
-    }
+  ExpireOrders(
+      b, all ? CancelReason::kInstrumentExpired : CancelReason::kExpired, all);
+}
+
+void Apply::EndOfSession() {
+  const Command& c = *s_.cmd;
+  if (c.instrument.value != 0 && FindBook(c.instrument) == nullptr) {
+    return Reject(RejectCode::kUnknownInstrument);
   }
+  uint32_t n = 0;
+  for (uint32_t id = 1; id < s_.books.size(); ++id) {
+    Book& b = s_.books[id];
+    if (!b.listed || (c.instrument.value != 0 && id != c.instrument.value)) {
+      continue;
+    }
+    n += ExpireOrders(b, CancelReason::kExpired, /*all=*/false);
+  }
+  Event& e = Base(EventType::kSessionEnded);
+  e.instrument = c.instrument;
+  e.count = n;
 }
 
 void Apply::SetReferencePrice() {

@@ -24,7 +24,8 @@ enum class EventType : uint8_t {
   kMassCancelDone = 5,  // count = orders cancelled
   kInstrumentStateChanged = 6,
   kReferencePriceSet = 7,
-  kTimerDone = 8,  // count = orders expired by this timer
+  kTimerDone = 8,     // count = orders expired by this timer
+  kSessionEnded = 9,  // count = DAY orders expired
   // Consequences.
   kTrade = 20,           // one match; account/order = aggressor,
                          // counter_* = resting order
@@ -58,6 +59,7 @@ enum class EventType : uint8_t {
 //   kInstrumentStateChanged: instrument, state
 //   kReferencePriceSet: instrument, price
 //   kTimerDone:       count
+//   kSessionEnded:    instrument (0 = all), count
 struct Event {
   Seq seq;       // of the command that caused the event
   Timestamp ts;  // of that command

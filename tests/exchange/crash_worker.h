@@ -14,7 +14,7 @@ inline PipelineOptions CrashOptions(const std::string& dir) {
   PipelineOptions o;
   o.data_dir = dir;
   o.shard.snapshot_every = 1'500;
-  o.expiry_timers = false;  // seq = submission order
+  o.timers = false;  // seq = submission order
   o.engine_ring = 1 << 12;
   return o;
 }

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <vector>
 
 #include "exchange/clock.h"
@@ -75,7 +76,7 @@ TEST(Pipeline, SequencesCommandsInArrivalOrderWithDenseSeqs) {
   SimulatedClock clock(Timestamp{1'800'000'000'000'000'000});
   PipelineOptions options;
   options.data_dir = dir.Sub("data");
-  options.expiry_timers = false;
+  options.timers = false;
   auto cmds = RandomCommands(12, 500);
   for (Command& c : cmds) c.seq = Seq{};
   auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
@@ -104,6 +105,79 @@ TEST(Pipeline, SequencesCommandsInArrivalOrderWithDenseSeqs) {
     EXPECT_EQ(journaled[i].type, cmds[i].type);
     EXPECT_EQ(journaled[i].client_order_id, cmds[i].client_order_id);
   }
+}
+
+}  // namespace
+}  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+// Polls durable events until `pred` has seen what it wants or 10 s pass.
+template <typename Pred>
+bool WaitForEvent(Pipeline& p, Pred pred) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  bool seen = false;
+  BackoffIdle idle;
+  while (!seen && std::chrono::steady_clock::now() < deadline) {
+    idle.Idle(static_cast<int>(
+        p.PollDurableEvents([&](const Event& e) { seen = seen || pred(e); })));
+  }
+  return seen;
+}
+
+TEST(Pipeline, DayOrdersExpireAtTheEndOfTheTradingDayAlsoAfterARestart) {
+  cfx::testing::TempDir dir;
+  auto start = ParseUtcTimestamp("2026-12-01T20:59:00Z");
+  ASSERT_TRUE(start.has_value());
+  SimulatedClock clock(start.value());
+  PipelineOptions options;
+  options.data_dir = dir.Sub("data");
+  Command day;
+  day.type = CommandType::kNewOrder;
+  day.account = AccountId{1};
+  day.instrument = InstrumentId{1};
+  day.side = Side::kBuy;
+  day.order_type = OrderType::kLimit;
+  day.tif = TimeInForce::kDay;
+  day.price = Price{99'000};
+  day.quantity = Quantity{1};
+  {
+    auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
+    ASSERT_TRUE(p.has_value()) << p.error().ToString();
+    SpscRing<Command>* ring = p.value()->AddProducer(16);
+    p.value()->Start();
+    ASSERT_TRUE(ring->TryPush(day));
+    ASSERT_TRUE(WaitForEvent(*p.value(), [](const Event& e) {
+      return e.type == EventType::kOrderAccepted;
+    }));
+    ASSERT_TRUE(
+        clock.Set(Timestamp{start.value().nanos + 61'000'000'000}).ok());
+    EXPECT_TRUE(WaitForEvent(*p.value(), [](const Event& e) {
+      return e.type == EventType::kSessionEnded && e.count == 1;
+    }));
+    // A second DAY order, then the exchange stops before the next day ends.
+    ASSERT_TRUE(ring->TryPush(day));
+    ASSERT_TRUE(WaitForEvent(*p.value(), [](const Event& e) {
+      return e.type == EventType::kOrderAccepted;
+    }));
+    ASSERT_TRUE(p.value()->Stop().ok());
+    EXPECT_EQ(p.value()->engine().resting_orders(), 1u);
+  }
+  // Down across 2 December 21:00; the session end fires at the restart.
+  ASSERT_TRUE(
+      clock.Set(Timestamp{start.value().nanos + 25 * 3600'000'000'000}).ok());
+  auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
+  ASSERT_TRUE(p.has_value()) << p.error().ToString();
+  EXPECT_EQ(p.value()->engine().resting_orders(), 1u);
+  p.value()->AddProducer(16);
+  p.value()->Start();
+  EXPECT_TRUE(WaitForEvent(*p.value(), [](const Event& e) {
+    return e.type == EventType::kSessionEnded && e.count == 1;
+  }));
+  ASSERT_TRUE(p.value()->Stop().ok());
+  EXPECT_EQ(p.value()->engine().resting_orders(), 0u);
 }
 
 }  // namespace

@@ -86,8 +86,11 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
     } else if (r < 993) {
       c.type = CommandType::kSetReferencePrice;
       c.price = Price{100'000 + (static_cast<int64_t>(rng() % 20) - 10) * 100};
-    } else {
+    } else if (r < 997) {
       c.type = CommandType::kTimer;
+    } else {
+      c.type = CommandType::kEndOfSession;
+      if (rng() % 2) c.instrument = InstrumentId{};
     }
     out.push_back(c);
   }

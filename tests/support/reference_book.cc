@@ -89,6 +89,9 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
       Emit(e);
       break;
     }
+    case CommandType::kEndOfSession:
+      EndOfSession(cmd);
+      break;
     default:
       EmitReject(cmd, RejectCode::kUnknownCommand);
       break;
@@ -553,6 +556,31 @@ void ReferenceEngine::SetInstrumentState(const Command& cmd) {
   }
 }
 
+void ReferenceEngine::EndOfSession(const Command& cmd) {
+  if (cmd.instrument.value != 0 && FindInstrument(cmd.instrument) == nullptr) {
+    return EmitReject(cmd, RejectCode::kUnknownInstrument);
+  }
+  uint32_t count = 0;
+  std::vector<uint32_t> ids;
+  for (const auto& [id, inst] : instruments_) ids.push_back(id);
+  for (uint32_t id : ids) {
+    if (cmd.instrument.value != 0 && id != cmd.instrument.value) continue;
+    for (Side side : {Side::kBuy, Side::kSell}) {
+      for (const RefOrder& o : RestingOrders(InstrumentId{id}, side)) {
+        if (o.tif != TimeInForce::kDay) continue;
+        const RefOrder r = Remove(o.id);
+        EmitCancelled(EventType::kOrderCancelled, r, CancelReason::kExpired,
+                      r.leaves.lots);
+        ++count;
+      }
+    }
+  }
+  Event e = Base(EventType::kSessionEnded);
+  e.instrument = cmd.instrument;
+  e.count = count;
+  Emit(e);
+}
+
 void ReferenceEngine::SetReferencePrice(const Command& cmd) {
   Instrument* inst = FindInstrument(cmd.instrument);
   if (inst == nullptr) return EmitReject(cmd, RejectCode::kUnknownInstrument);
@@ -938,6 +966,8 @@ const char* EventTypeName(EventType t) {
       return "ReferencePriceSet";
     case EventType::kTimerDone:
       return "TimerDone";
+    case EventType::kSessionEnded:
+      return "SessionEnded";
     case EventType::kTrade:
       return "Trade";
     case EventType::kOrderCancelled:
@@ -966,6 +996,8 @@ const char* CommandTypeName(CommandType t) {
       return "SetInstrumentState";
     case CommandType::kSetReferencePrice:
       return "SetReferencePrice";
+    case CommandType::kEndOfSession:
+      return "EndOfSession";
     case CommandType::kTimer:
       return "Timer";
   }

@@ -118,6 +118,7 @@ class ReferenceEngine {
   void MassCancel(const Command& cmd);
   void SetInstrumentState(const Command& cmd);
   void SetReferencePrice(const Command& cmd);
+  void EndOfSession(const Command& cmd);
 
   // Expires due GTD orders; returns how many.
   uint32_t ExpireGtdOrders(Timestamp ts);

@@ -226,11 +226,14 @@ class CommandGenerator {
       c = SetState(ref);
     } else if (r < 897) {
       c = SetReference(ref);
-    } else if (r < 997) {
+    } else if (r < 987) {
       c.type = CommandType::kTimer;
+    } else if (r < 997) {
+      c.type = CommandType::kEndOfSession;
+      c.instrument = rng_.Chance(1, 2) ? InstrumentId{} : PickInstrument();
     } else {
       c.type = static_cast<CommandType>(
-          rng_.Chance(1, 2) ? 0 : 8 + rng_.Uniform(0, 100));
+          rng_.Chance(1, 2) ? 0 : 9 + rng_.Uniform(0, 100));
     }
     GeneratedCommand g;
     g.cmd = c;

@@ -578,3 +578,43 @@ TEST_F(EngineTest, EveryCommandHasExactlyOneResult) {
 
 }  // namespace
 }  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+TEST_F(EngineTest, EndOfSessionExpiresDayOrdersOfEveryInstrument) {
+  Rest(kA, Side::kBuy, Cents(570), 1);  // GTC stays
+  auto day_fut = d_.Apply(
+      D::Limit(kA, kFut, Side::kBuy, Cents(571), 1, TimeInForce::kDay));
+  auto day_spot = d_.Apply(
+      D::Limit(kB, kSpot, Side::kSell, Cents(600), 1, TimeInForce::kDay));
+  Command eos;
+  eos.type = CommandType::kEndOfSession;
+  auto ev = d_.Apply(eos);
+  auto cancels = OfType(ev, EventType::kOrderCancelled);
+  ASSERT_EQ(cancels.size(), 2u);
+  EXPECT_EQ(cancels[0].order_id, day_fut[0].order_id);
+  EXPECT_EQ(cancels[1].order_id, day_spot[0].order_id);
+  EXPECT_EQ(cancels[0].cancel_reason(), CancelReason::kExpired);
+  auto done = OfType(ev, EventType::kSessionEnded);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].count, 2u);
+  EXPECT_EQ(d_.engine().resting_orders(), 1u);
+  EXPECT_EQ(d_.engine().state(kFut), InstrumentState::kOpen);  // still trading
+}
+
+TEST_F(EngineTest, EndOfSessionOfOneInstrumentLeavesTheOthers) {
+  d_.Apply(D::Limit(kA, kFut, Side::kBuy, Cents(571), 1, TimeInForce::kDay));
+  d_.Apply(D::Limit(kB, kSpot, Side::kSell, Cents(600), 1, TimeInForce::kDay));
+  Command eos;
+  eos.type = CommandType::kEndOfSession;
+  eos.instrument = kSpot;
+  auto ev = d_.Apply(eos);
+  EXPECT_EQ(OfType(ev, EventType::kSessionEnded)[0].count, 1u);
+  EXPECT_EQ(d_.engine().resting_orders(), 1u);
+  eos.instrument = InstrumentId{3};
+  ExpectReject(eos, RejectCode::kUnknownInstrument);
+}
+
+}  // namespace
+}  // namespace cfx::exchange
