@@ -2,6 +2,7 @@
 
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -110,10 +111,16 @@ Status RunPass(const Workload& w, const RunOptions& options, PassResult& r,
   const Clock::time_point start = Clock::now();
   if constexpr (!kSampleLatency) {
     ToggleCallgrindCollect();
-    for (std::size_t i = 0; i < n; ++i) {
-      Command x = cmds[i];
-      Stamp(x, seq + 1 + i);
-      e.Apply(x, sink);
+    // As the shard runner does: stamped chunks through ApplyBatch().
+    constexpr std::size_t kChunk = 64;
+    Command chunk[kChunk];
+    for (std::size_t i = 0; i < n; i += kChunk) {
+      const std::size_t m = std::min(kChunk, n - i);
+      for (std::size_t j = 0; j < m; ++j) {
+        chunk[j] = cmds[i + j];
+        Stamp(chunk[j], seq + 1 + i + j);
+      }
+      e.ApplyBatch(chunk, m, sink);
     }
     sink.Flush();
     ToggleCallgrindCollect();

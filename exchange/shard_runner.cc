@@ -31,15 +31,26 @@ void ShardRunner::FlushEvents(void* self, const Event* events, std::size_t n) {
 int ShardRunner::DoWork() {
   if (!pending_snapshot_.empty()) WritePendingSnapshot();
   int n = 0;
-  Command cmd;
-  while (n < 1024 && in_.TryPop(&cmd)) {
-    engine_.Apply(cmd, sink_);
-    ++n;
-    if (options_.snapshot_every != 0 &&
-        cmd.seq.value % options_.snapshot_every == 0 && status_.ok()) {
-      pending_snapshot_ = engine_.SaveSnapshot();
-      pending_snapshot_seq_ = cmd.seq;
+  while (n < 1024) {
+    // A chunk ends at a snapshot boundary so the snapshot holds exactly
+    // the state at that seq.
+    std::size_t m = 0;
+    bool boundary = false;
+    while (m < kChunk && in_.TryPop(&chunk_[m])) {
+      const uint64_t seq = chunk_[m++].seq.value;
+      if (options_.snapshot_every != 0 && seq % options_.snapshot_every == 0) {
+        boundary = true;
+        break;
+      }
     }
+    if (m == 0) break;
+    engine_.ApplyBatch(chunk_, m, sink_);
+    n += static_cast<int>(m);
+    if (boundary && status_.ok()) {
+      pending_snapshot_ = engine_.SaveSnapshot();
+      pending_snapshot_seq_ = chunk_[m - 1].seq;
+    }
+    if (m < kChunk && !boundary) break;  // the ring is empty
   }
   if (n > 0) {
     sink_.Flush();

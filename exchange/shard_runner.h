@@ -67,6 +67,8 @@ class ShardRunner {
   const Sequencer& sequencer_;
   Journal& journal_;
   ShardOptions options_;
+  static constexpr std::size_t kChunk = 64;
+  Command chunk_[kChunk];  // popped commands, applied with ApplyBatch()
   Event buffer_[256];
   EventSink sink_;
   std::atomic<uint64_t> applied_{0};

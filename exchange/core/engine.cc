@@ -1099,6 +1099,68 @@ void Engine::Apply(const Command& cmd, EventSink& out) noexcept {
   a.Run(cmd, out);
 }
 
+namespace {
+
+bool TargetsOrder(const Command& c) {
+  return c.type == CommandType::kCancel || c.type == CommandType::kReplace;
+}
+
+// Stage 1 of the prefetch pipeline: the index entry of the target order.
+void PrefetchIndex(const EngineState& s, const Command& c) {
+  if (TargetsOrder(c)) s.index.Prefetch(c.target);
+}
+
+// Stage 2: the target order itself (its index entry is in cache by now).
+void PrefetchOrder(const EngineState& s, const Command& c) {
+  if (!TargetsOrder(c)) return;
+  const uint32_t k = s.index.Find(c.target);
+  if (k == 0) return;
+  const char* p = reinterpret_cast<const char*>(&s.orders[k]);
+  __builtin_prefetch(p);
+  __builtin_prefetch(p + sizeof(Order) - 1);
+}
+
+// Stage 3: what applying the command will unlink or append to: the target
+// order's queue and account-list neighbours, or for a new order the tail
+// of its price level and of its account's list.
+void PrefetchNeighbours(const EngineState& s, const Command& c) {
+  if (TargetsOrder(c)) {
+    const uint32_t k = s.index.Find(c.target);
+    if (k == 0) return;
+    const Order& o = s.orders[k];
+    __builtin_prefetch(&s.orders[o.prev]);
+    __builtin_prefetch(&s.orders[o.next]);
+    __builtin_prefetch(&s.orders[o.account_prev]);
+    __builtin_prefetch(&s.orders[o.account_next]);
+    return;
+  }
+  if (c.type != CommandType::kNewOrder) return;
+  if (c.account.value != 0 && c.account.value < s.accounts.size()) {
+    __builtin_prefetch(&s.orders[s.accounts[c.account.value].tail]);
+  }
+  if (c.instrument.value == 0 || c.instrument.value >= s.books.size()) return;
+  const Book& b = s.books[c.instrument.value];
+  if (!b.listed || (c.side != Side::kBuy && c.side != Side::kSell) ||
+      c.price.units <= 0 || c.price > b.config.max_price) {
+    return;
+  }
+  const auto i = static_cast<uint32_t>(c.price.units / b.config.tick.units);
+  __builtin_prefetch(&s.orders[b.ladder(c.side).at(i).tail]);
+}
+
+}  // namespace
+
+void Engine::ApplyBatch(const Command* cmds, std::size_t n,
+                        EventSink& out) noexcept {
+  class Apply a(*s_);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i + 3 < n) PrefetchIndex(*s_, cmds[i + 3]);
+    if (i + 2 < n) PrefetchOrder(*s_, cmds[i + 2]);
+    if (i + 1 < n) PrefetchNeighbours(*s_, cmds[i + 1]);
+    a.Run(cmds[i], out);
+  }
+}
+
 uint64_t Engine::StateHash() const noexcept {
   StateHasher h;
   h.Add(s_->next_order_id);

@@ -41,6 +41,13 @@ class Engine {
   // kSequenceOutOfOrder and changes nothing at all.
   void Apply(const Command& cmd, EventSink& out) noexcept;
 
+  // Applies cmds[0, n) in order, exactly as n calls of Apply() would, while
+  // prefetching what the next few commands will touch (their index entry,
+  // their order, its queue neighbours), so a stream of cancels deep inside
+  // long queues overlaps its cache misses. The shard runner feeds commands
+  // through here.
+  void ApplyBatch(const Command* cmds, std::size_t n, EventSink& out) noexcept;
+
   // Hash of the whole business state (see docs/matching.md, "State hash"):
   // books, orders, positions, id counters; not the last seq, so a rejected
   // command leaves it unchanged. Walks every resting order: O(state).

@@ -113,3 +113,33 @@ TEST(EngineSnapshot, LoadIntoUsedEngineIsRefused) {
 
 }  // namespace
 }  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+TEST(EngineApplyBatch, GivesTheSameEventsAndStateAsOneByOne) {
+  for (uint64_t seed : {21u, 22u, 23u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto cmds = RandomCommands(seed, 5'000);
+    auto one = NewEngine();
+    auto batched = NewEngine();
+    EventCollector one_events;
+    EventCollector batch_events(7);
+    std::size_t i = 0;
+    std::size_t chunk = 1;
+    while (i < cmds.size()) {
+      const std::size_t m = std::min(chunk, cmds.size() - i);
+      for (std::size_t j = 0; j < m; ++j)
+        one->Apply(cmds[i + j], one_events.sink());
+      batched->ApplyBatch(cmds.data() + i, m, batch_events.sink());
+      ASSERT_TRUE(SameEvents(one_events.Take(), batch_events.Take()))
+          << "at " << i;
+      i += m;
+      chunk = chunk % 97 + 1;  // chunks of every size from 1 to 97
+    }
+    EXPECT_EQ(one->StateHash(), batched->StateHash());
+  }
+}
+
+}  // namespace
+}  // namespace cfx::exchange
