@@ -27,15 +27,16 @@ struct JournalBenchOptions {
 };
 
 // One run of `cfx-bench journal`:
-// 0. fsync: the device's synced-write latency, the floor for phase 1b.
-// 1. durable: a producer thread pushes the standard workload into a
-//    Pipeline (sequencer + synced RocksDB journal + engine) as fast as the
-//    rings accept; an egress thread takes the durable events.
-// 1b. latency: the same at a fixed offered rate (open loop, 5 s), in a
-//    journal of its own; for sampled commands, the time from their
+// 0. fsync: the device's synced-write latency, the floor for phase 1.
+// 1. latency: a producer thread pushes the standard workload into a
+//    Pipeline (sequencer + synced RocksDB journal + engine) at a fixed
+//    offered rate (open loop, 5 s); an egress thread takes the durable
+//    events and records, for sampled commands, the time from their
 //    scheduled push to durable.
-// 2. replay: the journal is read back from seq 1 through a fresh engine.
-// 3. restart: the pipeline is reopened as after a crash (no shutdown
+// 2. durable: the same in a journal of its own, with the producer pushing
+//    as fast as the rings accept.
+// 3. replay: the journal is read back from seq 1 through a fresh engine.
+// 4. restart: the pipeline is reopened as after a crash (no shutdown
 //    snapshot: newest periodic snapshot + tail), started, and one new order
 //    is pushed; the time until its acknowledgement is the restart time.
 struct JournalBenchResult {
