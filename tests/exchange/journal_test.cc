@@ -13,6 +13,7 @@
 #include "exchange/core/engine.h"
 #include "exchange/journal_record.h"
 #include "exchange/recovery.h"
+#include "tests/support/command_assertions.h"
 #include "tests/support/random_commands.h"
 #include "tests/support/temp_dir.h"
 
@@ -21,24 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void ExpectSameCommand(const Command& a, const Command& b) {
-  EXPECT_EQ(a.seq, b.seq);
-  EXPECT_EQ(a.ts, b.ts);
-  EXPECT_EQ(a.type, b.type);
-  EXPECT_EQ(a.side, b.side);
-  EXPECT_EQ(a.order_type, b.order_type);
-  EXPECT_EQ(a.tif, b.tif);
-  EXPECT_EQ(a.stp, b.stp);
-  EXPECT_EQ(a.flags, b.flags);
-  EXPECT_EQ(a.state, b.state);
-  EXPECT_EQ(a.reserved, b.reserved);
-  EXPECT_EQ(a.account, b.account);
-  EXPECT_EQ(a.instrument, b.instrument);
-  EXPECT_EQ(a.client_order_id, b.client_order_id);
-  EXPECT_EQ(a.target, b.target);
-  EXPECT_EQ(a.price, b.price);
-  EXPECT_EQ(a.quantity, b.quantity);
-}
+using testing::ExpectSameCommand;
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
