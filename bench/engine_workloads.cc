@@ -249,6 +249,28 @@ void AddAccounts(EngineConfig& config, uint32_t n) {
   }
 }
 
+// Every generated new order carries a fresh client order id and a stream is
+// one trading day (no EndOfSession), so the engine must remember them all:
+// room for `new_orders` ids, and never less than the engine's default, so
+// that the table a benchmark probes is as large as a production one.
+Result<uint32_t> ClientOrderIdRoom(uint64_t new_orders) {
+  if (new_orders > (uint64_t{1} << 30)) {
+    return InvalidArgumentError(
+        "--commands too large: more than 2^30 client order ids in one day");
+  }
+  return static_cast<uint32_t>(std::max<uint64_t>(
+      exchange::EngineLimits{}.max_client_order_ids, new_orders));
+}
+
+// Sizes the shadow engine's client order id table for `commands` new orders
+// at most (see ClientOrderIdRoom); MakeWorkload() fits it to the stream.
+Status ReserveClientOrderIds(uint64_t commands, Workload& w) {
+  auto room = ClientOrderIdRoom(commands);
+  if (!room.has_value()) return room.error();
+  w.config.limits.max_client_order_ids = room.value();
+  return Status::Ok();
+}
+
 void RecordExpected(const ShadowEngine& shadow, Workload& w) {
   w.has_expected = true;
   w.expected_state_hash = shadow.engine().StateHash();
@@ -276,6 +298,7 @@ Status MakeStandard(const WorkloadOptions& opt, Workload& w) {
   w.config.limits.max_accounts = kAccounts + 1;
   w.config.instruments.push_back(Instrument(kCenter, kMaxTicks, 5'000));
   AddAccounts(w.config, kAccounts);
+  CFX_RETURN_IF_ERROR(ReserveClientOrderIds(kTargetDepth + n, w));
 
   ShadowEngine shadow;
   CFX_RETURN_IF_ERROR(shadow.Init(w.config));
@@ -425,6 +448,7 @@ Status MakeDeep(const WorkloadOptions& opt, Workload& w) {
   w.config.limits.max_accounts = kAccounts + 1;
   w.config.instruments.push_back(Instrument(kCenter, kMaxTicks, 5'000));
   AddAccounts(w.config, kAccounts);
+  CFX_RETURN_IF_ERROR(ReserveClientOrderIds(resting + n, w));
 
   ShadowEngine shadow;
   CFX_RETURN_IF_ERROR(shadow.Init(w.config));
@@ -535,6 +559,16 @@ Result<Workload> MakeWorkload(WorkloadKind kind,
       break;
   }
   if (!s.ok()) return s;
+  uint64_t client_order_ids = 0;
+  for (const auto* part : {&w.warmup, &w.timed}) {
+    for (const Command& c : *part) {
+      client_order_ids +=
+          c.type == CommandType::kNewOrder && c.client_order_id.value != 0;
+    }
+  }
+  auto room = ClientOrderIdRoom(client_order_ids);
+  if (!room.has_value()) return room.error();
+  w.config.limits.max_client_order_ids = room.value();
   return w;
 }
 

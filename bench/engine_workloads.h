@@ -52,6 +52,9 @@ struct Workload {
   WorkloadKind kind = WorkloadKind::kStandard;
   std::string name;
   std::string description;  // one line, for the human summary
+  // Sized so the stream never meets a limit: every new order carries a
+  // fresh client order id, so max_client_order_ids is at least the number
+  // of new orders (and never below the engine's default).
   exchange::EngineConfig config;
   // Applied in order on a fresh engine: `warmup` untimed, then `timed`.
   // Seq and ts are left 0; the runner stamps them (see Stamp()).

@@ -150,8 +150,8 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
                            std::to_string(last.value) + ": " + st.message() +
                            " in " + j->LocateFile(last));
     }
-    j->last_seq_ = cmds.back().seq;
-    j->last_ts_ = cmds.back().ts;
+    j->last_ts_.store(cmds.back().ts.nanos, std::memory_order_relaxed);
+    j->last_seq_.store(cmds.back().seq.value, std::memory_order_release);
   }
   CFX_RETURN_IF_ERROR(FromRocks(it->status(), "journal " + dir));
   return j;
@@ -169,11 +169,12 @@ Status Journal::Append(const Command* cmds, std::size_t n) {
   if (n == 0) return Status::Ok();
   // One record for the whole batch, under the seq of its first command:
   // one memtable entry per group commit instead of one per command.
+  const uint64_t last = last_seq_.load(std::memory_order_relaxed);
   for (std::size_t i = 0; i < n; ++i) {
-    if (cmds[i].seq.value != last_seq_.value + 1 + i) {
-      return InternalError(
-          "journal append: seq " + std::to_string(cmds[i].seq.value) +
-          " but expected " + std::to_string(last_seq_.value + 1 + i));
+    if (cmds[i].seq.value != last + 1 + i) {
+      return InternalError("journal append: seq " +
+                           std::to_string(cmds[i].seq.value) +
+                           " but expected " + std::to_string(last + 1 + i));
     }
   }
   char key[8];
@@ -187,8 +188,9 @@ Status Journal::Append(const Command* cmds, std::size_t n) {
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   CFX_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "journal " + dir_));
-  last_seq_ = cmds[n - 1].seq;
-  last_ts_ = cmds[n - 1].ts;
+  // Durable (and visible to readers' iterators) now: publish the end.
+  last_ts_.store(cmds[n - 1].ts.nanos, std::memory_order_relaxed);
+  last_seq_.store(cmds[n - 1].seq.value, std::memory_order_release);
   return Status::Ok();
 }
 
@@ -220,20 +222,37 @@ Status Journal::WriteSnapshot(Seq seq, std::string_view bytes) {
 }
 
 Result<SnapshotRecord> Journal::FindLatestSnapshot() const {
+  return FindSnapshot(Seq{UINT64_MAX});
+}
+
+Result<SnapshotRecord> Journal::FindSnapshotAtOrBefore(Seq seq) const {
+  return FindSnapshot(seq);
+}
+
+Result<SnapshotRecord> Journal::FindSnapshot(Seq at_most) const {
   SnapshotRecord out;
   rocksdb::ReadOptions ro;
   ro.verify_checksums = true;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, snapshots_));
-  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+  // The end after the iterator: a snapshot is written only once its seq is
+  // durable, i.e. after Append() published it, so a snapshot the iterator
+  // sees lies beyond this end only if its record is wrong.
+  const Seq end = last_seq();
+  if (at_most.value == UINT64_MAX) {
+    it->SeekToLast();
+  } else {
+    it->SeekForPrev(SeqKey(at_most));
+  }
+  for (; it->Valid(); it->Prev()) {
     Seq seq;
     if (!ParseSeqKey(it->key().ToStringView(), &seq)) {
       out.skipped.push_back("snapshot with a malformed key");
       continue;
     }
-    if (seq > last_seq_) {
+    if (seq > end) {
       out.skipped.push_back("snapshot at seq " + std::to_string(seq.value) +
                             ": beyond the last journaled seq " +
-                            std::to_string(last_seq_.value));
+                            std::to_string(end.value));
       continue;
     }
     std::string_view payload;
@@ -257,6 +276,21 @@ Result<SnapshotRecord> Journal::FindLatestSnapshot() const {
 
 Status Journal::Replay(Seq after, const ReplayFn& fn,
                        const ProgressFn& progress) const {
+  return ReplayRange(after, last_seq(), fn, progress);
+}
+
+Status Journal::ReplayRange(Seq after, Seq through, const ReplayFn& fn,
+                            const ProgressFn& progress) const {
+  // Read the durable end before creating the iterator, so the iterator
+  // sees at least every command up to it (Append() publishes last_seq()
+  // after its write), also while the sequencer appends.
+  const Seq end = last_seq();
+  if (through > end) {
+    return OutOfRangeError(
+        "journal " + dir_ + ": seq " + std::to_string(through.value) +
+        " is beyond the last journaled seq " + std::to_string(end.value));
+  }
+  if (through <= after) return Status::Ok();
   rocksdb::ReadOptions ro;
   ro.verify_checksums = true;
   ro.fill_cache = false;
@@ -306,34 +340,32 @@ Status Journal::Replay(Seq after, const ReplayFn& fn,
     first_record = false;
     for (const Command& c : cmds) {
       if (c.seq < expect) continue;
+      if (c.seq > through) break;
       if (fn) CFX_RETURN_IF_ERROR(fn(c));
-      if (progress && c.seq.value % 1'000'000 == 0) progress(c.seq, last_seq_);
+      if (progress && c.seq.value % 1'000'000 == 0) progress(c.seq, end);
       ++expect.value;
     }
+    if (expect > through) return Status::Ok();
   }
   if (!it->status().ok()) {
     return DataLossError("journal " + dir_ + ": cannot read seq " +
                          std::to_string(expect.value) + " (" +
                          LocateFile(expect) + "): " + it->status().ToString());
   }
-  if (expect.value <= last_seq_.value) {
-    return DataLossError("journal " + dir_ + ": ends at seq " +
-                         std::to_string(expect.value - 1) +
-                         " but the last key is " +
-                         std::to_string(last_seq_.value));
-  }
-  return Status::Ok();
+  return DataLossError("journal " + dir_ + ": ends at seq " +
+                       std::to_string(expect.value - 1) +
+                       " but the last key is " + std::to_string(end.value));
 }
 
 Result<JournalStats> Journal::Stats() const {
   JournalStats st;
-  st.last_seq = last_seq_;
+  st.last_seq = last_seq();
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), commands_));
   it->SeekToFirst();
   if (it->Valid()) ParseSeqKey(it->key().ToStringView(), &st.first_seq);
   if (st.first_seq.value != 0)
-    st.commands = last_seq_.value - st.first_seq.value + 1;
+    st.commands = st.last_seq.value - st.first_seq.value + 1;
   std::unique_ptr<rocksdb::Iterator> snaps(
       db_->NewIterator(rocksdb::ReadOptions(), snapshots_));
   for (snaps->SeekToFirst(); snaps->Valid(); snaps->Next()) {
@@ -358,7 +390,9 @@ Status Journal::PutRawRecordForTest(Seq seq, std::string_view record) {
   wo.sync = true;
   CFX_RETURN_IF_ERROR(FromRocks(db_->Put(wo, commands_, SeqKey(seq), record),
                                 "journal " + dir_));
-  if (seq > last_seq_) last_seq_ = seq;
+  if (seq > last_seq()) {
+    last_seq_.store(seq.value, std::memory_order_release);
+  }
   return Status::Ok();
 }
 

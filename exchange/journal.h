@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -50,8 +51,12 @@ struct SnapshotRecord {
 // versioned, checksummed records.
 //
 // Thread: Append() from the sequencer thread only (the single writer);
-// WriteSnapshot() from the thread that owns the engine; reads from any
-// thread. Memory: allocates (cold path).
+// WriteSnapshot() from the thread that owns the engine; the read methods
+// (last_seq(), FindLatestSnapshot(), FindSnapshotAtOrBefore(), Replay(),
+// ReplayRange(), Stats()) from any thread, also while Append() and
+// WriteSnapshot() run: RocksDB reads are thread-safe and see a consistent
+// point in time, and the only member Append() changes that they read,
+// last_seq(), is atomic. Memory: allocates (cold path).
 class Journal {
  public:
   // Opens the journal in `dir`. Returns kDataLoss if RocksDB reports
@@ -67,14 +72,28 @@ class Journal {
   // REQUIRES: their seqs continue last_seq() densely.
   Status Append(const Command* cmds, std::size_t n);
 
-  // Seq and time of the last appended command; 0 when empty.
-  Seq last_seq() const { return last_seq_; }
-  Timestamp last_ts() const { return last_ts_; }
+  // Seq of the last appended command, 0 when empty: the journal's durable
+  // end (Append() publishes it once its write is durable). Any thread.
+  Seq last_seq() const {
+    return Seq{last_seq_.load(std::memory_order_acquire)};
+  }
+  // Time of the last appended command; 0 when empty. Only from the writer
+  // thread, or before it starts: it may lag last_seq() while Append() runs.
+  Timestamp last_ts() const {
+    return Timestamp{last_ts_.load(std::memory_order_relaxed)};
+  }
 
   Status WriteSnapshot(Seq seq, std::string_view bytes);
 
   // The newest snapshot whose record verifies.
   Result<SnapshotRecord> FindLatestSnapshot() const;
+
+  // The newest snapshot at or before `seq` whose record verifies (found is
+  // false when there is none: start from an empty engine). Newer ones that
+  // fail verification, or lie beyond last_seq(), are passed over and named
+  // in `skipped`, as by FindLatestSnapshot(). Only the two newest
+  // snapshots are kept, so an old `seq` usually finds none.
+  Result<SnapshotRecord> FindSnapshotAtOrBefore(Seq seq) const;
 
   using ReplayFn = std::function<Status(const Command&)>;
   using ProgressFn = std::function<void(Seq done, Seq last)>;
@@ -83,8 +102,17 @@ class Journal {
   // checking that seqs are dense from after + 1. A corrupt or missing record
   // stops the replay with kDataLoss naming the seq and the file that holds
   // it; nothing is skipped. `progress` (optional) is called every 1M records.
+  // The end is last_seq() as of the call: commands appended meanwhile may
+  // or may not be included.
   Status Replay(Seq after, const ReplayFn& fn,
                 const ProgressFn& progress = nullptr) const;
+
+  // As Replay(), for the commands with seq in (after, through] only; stops
+  // reading after `through`. Returns kOutOfRange if `through` is beyond
+  // last_seq() and does nothing then; an empty range (through <= after) is
+  // OK and calls nothing.
+  Status ReplayRange(Seq after, Seq through, const ReplayFn& fn,
+                     const ProgressFn& progress = nullptr) const;
 
   Result<JournalStats> Stats() const;
 
@@ -105,6 +133,10 @@ class Journal {
   // log" when no table file does.
   std::string LocateFile(Seq seq) const;
 
+  // Snapshot lookup shared by FindLatestSnapshot() and
+  // FindSnapshotAtOrBefore().
+  Result<SnapshotRecord> FindSnapshot(Seq at_most) const;
+
   std::string dir_;
   JournalOptions options_;
   std::unique_ptr<rocksdb::DB> db_;
@@ -112,9 +144,11 @@ class Journal {
   rocksdb::ColumnFamilyHandle* commands_ = nullptr;
   rocksdb::ColumnFamilyHandle* snapshots_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
-  Seq last_seq_;
-  Timestamp last_ts_;
-  std::string record_buffer_;  // Append()'s, reused
+  // Written by Open() and Append() (release, after the write is durable);
+  // read from any thread.
+  std::atomic<uint64_t> last_seq_{0};
+  std::atomic<int64_t> last_ts_{0};
+  std::string record_buffer_;  // Append()'s, reused; writer thread only
 };
 
 }  // namespace cfx::exchange

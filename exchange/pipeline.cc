@@ -1,5 +1,7 @@
 #include "exchange/pipeline.h"
 
+#include <pthread.h>
+
 #include "exchange/idle.h"
 
 namespace cfx::exchange {
@@ -45,8 +47,15 @@ SpscRing<Command>* Pipeline::AddProducer(std::size_t capacity) {
 
 void Pipeline::Start() {
   started_ = true;
-  sequencer_thread_ = std::thread([this] { RunSequencer(); });
-  shard_thread_ = std::thread([this] { RunShard(); });
+  // Named so per-thread CPU shows up in top -H, perf and cfx-bench gateway.
+  sequencer_thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "cfx-seq");
+    RunSequencer();
+  });
+  shard_thread_ = std::thread([this] {
+    pthread_setname_np(pthread_self(), "cfx-match");
+    RunShard();
+  });
 }
 
 void Pipeline::RunSequencer() {

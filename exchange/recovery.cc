@@ -9,6 +9,25 @@ namespace {
 void DiscardEvents(void*, const Event*, std::size_t) {}
 }  // namespace
 
+Status LoadSnapshotRecord(const Journal& journal,
+                          const SnapshotRecord& snapshot, Engine& engine) {
+  const Status st = engine.LoadSnapshot(snapshot.bytes);
+  if (!st.ok()) {
+    return DataLossError("snapshot at seq " +
+                         std::to_string(snapshot.seq.value) + " in " +
+                         journal.dir() + ": " + st.message());
+  }
+  // A snapshot filed under the wrong seq would replay from the wrong point
+  // and silently skip or repeat commands.
+  if (engine.last_seq() != snapshot.seq) {
+    return DataLossError("snapshot at seq " +
+                         std::to_string(snapshot.seq.value) + " in " +
+                         journal.dir() + ": holds the state at seq " +
+                         std::to_string(engine.last_seq().value));
+  }
+  return Status::Ok();
+}
+
 Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
                                const Journal::ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
@@ -17,20 +36,7 @@ Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
   if (!snap.has_value()) return snap.error();
   report.warnings = snap.value().skipped;
   if (snap.value().found) {
-    const Status st = engine.LoadSnapshot(snap.value().bytes);
-    if (!st.ok()) {
-      return DataLossError("snapshot at seq " +
-                           std::to_string(snap.value().seq.value) + " in " +
-                           journal.dir() + ": " + st.message());
-    }
-    // A snapshot filed under the wrong seq would replay from the wrong
-    // point and silently skip or repeat commands.
-    if (engine.last_seq() != snap.value().seq) {
-      return DataLossError("snapshot at seq " +
-                           std::to_string(snap.value().seq.value) + " in " +
-                           journal.dir() + ": holds the state at seq " +
-                           std::to_string(engine.last_seq().value));
-    }
+    CFX_RETURN_IF_ERROR(LoadSnapshotRecord(journal, snap.value(), engine));
     report.snapshot_seq = snap.value().seq;
   }
   Event buffer[256];

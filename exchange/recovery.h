@@ -26,6 +26,13 @@ struct RecoveryReport {
 Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
                                const Journal::ProgressFn& progress = nullptr);
 
+// Loads `snapshot` (found) into the fresh `engine` and checks that it holds
+// the state at its seq. Returns kDataLoss naming the seq and the journal's
+// dir when it does not load (e.g. a config listing other instruments) or
+// holds another seq's state.
+Status LoadSnapshotRecord(const Journal& journal,
+                          const SnapshotRecord& snapshot, Engine& engine);
+
 // One line for logs: "recovered 12345 commands (snapshot at seq 10000 +
 // 2345 replayed), last seq 12345, state hash 0123456789abcdef, 0.012 s".
 std::string DescribeRecovery(const RecoveryReport& r);

@@ -33,7 +33,8 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //   kCancel:             account, order_id(), client_order_id
 //   kReplace:            account, order_id(), client_order_id, price, quantity
 //                        (the new total order quantity, filled included)
-//   kMassCancel:         account, instrument (0 = all)
+//   kMassCancel:         account, instrument (0 = all), client_order_id
+//                        (the request's, echoed in MassCancelDone)
 //   kSetInstrumentState: instrument, state
 //   kSetReferencePrice:  instrument, price
 //   kTimer:              (ts only)

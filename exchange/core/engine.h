@@ -19,7 +19,8 @@ struct EngineState;
 
 // The matching engine of one shard: a deterministic state machine over the
 // sequenced command stream. Price-time priority books for every configured
-// instrument, pre-trade checks, self-trade prevention, positions, expiry.
+// instrument, pre-trade checks, self-trade prevention, positions, expiry,
+// client order id idempotency per account and trading day.
 // The semantics are specified in docs/matching.md.
 //
 // Thread: owned by one matching thread; no internal locking.
@@ -49,8 +50,9 @@ class Engine {
   void ApplyBatch(const Command* cmds, std::size_t n, EventSink& out) noexcept;
 
   // Hash of the whole business state (see docs/matching.md, "State hash"):
-  // books, orders, positions, id counters; not the last seq, so a rejected
-  // command leaves it unchanged. Walks every resting order: O(state).
+  // books, orders, positions, id counters, the trading day's client order
+  // ids; not the last seq, so a rejected command leaves it unchanged. Walks
+  // every resting order and remembered client order id: O(state).
   uint64_t StateHash() const noexcept;
 
   // Serializes the whole state at last_seq() (format: docs/journal.md,

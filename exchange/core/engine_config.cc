@@ -23,6 +23,10 @@ Status ValidateEngineConfig(const EngineConfig& config) {
   if (l.max_instruments < 2 || l.max_instruments > (1u << 16)) {
     return InvalidArgumentError("limits.max_instruments must be in [2, 65536]");
   }
+  if (l.max_client_order_ids == 0 || l.max_client_order_ids > (1u << 30)) {
+    return InvalidArgumentError(
+        "limits.max_client_order_ids must be in [1, 2^30]");
+  }
   if (static_cast<uint64_t>(l.max_accounts) * l.max_instruments > (1u << 26)) {
     return InvalidArgumentError(
         "limits.max_accounts * limits.max_instruments must be <= 2^26");

@@ -53,6 +53,14 @@ struct EngineLimits {
   uint32_t max_accounts = 1'024;
   // Highest InstrumentId + 1. Default: 64.
   uint32_t max_instruments = 64;
+  // Client order ids the engine remembers per trading day (one per accepted
+  // new order that carries one, across all accounts); when full, new orders
+  // with a client order id are rejected CLIENT_ORDER_ID_LIMIT until the next
+  // EndOfSession of all instruments (docs/matching.md, "Client order ids").
+  // Address space: 16 bytes x the power of two >= 2 x this (a hash table
+  // at most half full) + 4 bytes x this, touched as ids arrive.
+  // Default: 1 << 22 (4,194,304 ids; 144 MiB).
+  uint32_t max_client_order_ids = 1u << 22;
 };
 
 struct EngineConfig {

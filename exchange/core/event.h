@@ -55,7 +55,8 @@ enum class EventType : uint8_t {
 //                     resting counter_account/.../counter_filled
 //   kBookLevel:       instrument, side, price, quantity (aggregate), count
 //                     (orders at the level)
-//   kMassCancelDone:  account, instrument (0 = all), count
+//   kMassCancelDone:  account, instrument (0 = all), count,
+//                     client_order_id (the mass cancel's)
 //   kInstrumentStateChanged: instrument, state
 //   kReferencePriceSet: instrument, price
 //   kTimerDone:       count

@@ -44,6 +44,8 @@ std::string_view RejectCodeName(RejectCode code) noexcept {
       return "INVALID_INSTRUMENT_STATE";
     case RejectCode::kInvalidReferencePrice:
       return "INVALID_REFERENCE_PRICE";
+    case RejectCode::kDuplicateClientOrderId:
+      return "DUPLICATE_CLIENT_ORDER_ID";
     case RejectCode::kPriceOutsideBand:
       return "PRICE_OUTSIDE_BAND";
     case RejectCode::kPositionLimitExceeded:
@@ -74,6 +76,8 @@ std::string_view RejectCodeName(RejectCode code) noexcept {
       return "SYSTEM_BUSY";
     case RejectCode::kSequenceOutOfOrder:
       return "SEQUENCE_OUT_OF_ORDER";
+    case RejectCode::kClientOrderIdLimit:
+      return "CLIENT_ORDER_ID_LIMIT";
   }
   return "UNKNOWN_REJECT_CODE";
 }

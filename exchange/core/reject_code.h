@@ -32,6 +32,9 @@ enum class RejectCode : uint16_t {
   kInvalidFlags = 1017,
   kInvalidInstrumentState = 1018,  // admin command with an unknown state
   kInvalidReferencePrice = 1019,
+  // The account already used this client order id on a new order accepted
+  // in the current trading day (client order ids are idempotency keys).
+  kDuplicateClientOrderId = 1020,
 
   // 2xxx: pre-trade risk.
   kPriceOutsideBand = 2001,
@@ -55,6 +58,7 @@ enum class RejectCode : uint16_t {
   // 9xxx: system.
   kSystemBusy = 9001,
   kSequenceOutOfOrder = 9002,  // seq not above the last applied seq
+  kClientOrderIdLimit = 9003,  // the day's client order id table is full
 };
 
 // Stable, upper-snake name of a code, e.g. "PRICE_OUTSIDE_BAND". Used in

@@ -23,4 +23,15 @@ class StateHasher {
   uint64_t h_ = 0xcbf29ce484222325ull;
 };
 
+// What one remembered (account, client order id) pair contributes to the
+// state hash: FNV-1a 64 of the two values, each as a 64-bit integer. The
+// state hash adds the wrapping sum of these terms, which does not depend on
+// the order the pairs are kept in.
+inline uint64_t ClientOrderIdHashTerm(uint32_t account, uint64_t id) {
+  StateHasher h;
+  h.Add(account);
+  h.Add(id);
+  return h.value();
+}
+
 }  // namespace cfx::exchange

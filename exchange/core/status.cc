@@ -16,6 +16,8 @@ const char* StatusCodeName(StatusCode code) noexcept {
       return "FAILED_PRECONDITION";
     case StatusCode::kResourceExhausted:
       return "RESOURCE_EXHAUSTED";
+    case StatusCode::kOutOfRange:
+      return "OUT_OF_RANGE";
     case StatusCode::kUnavailable:
       return "UNAVAILABLE";
     case StatusCode::kDataLoss:

@@ -14,6 +14,7 @@ enum class StatusCode : int {
   kAlreadyExists = 6,
   kFailedPrecondition = 9,
   kResourceExhausted = 8,
+  kOutOfRange = 11,
   kUnavailable = 14,
   kDataLoss = 15,
   kInternal = 13,
@@ -50,6 +51,9 @@ inline Status NotFoundError(std::string m) {
 }
 inline Status FailedPreconditionError(std::string m) {
   return Status(StatusCode::kFailedPrecondition, std::move(m));
+}
+inline Status OutOfRangeError(std::string m) {
+  return Status(StatusCode::kOutOfRange, std::move(m));
 }
 inline Status DataLossError(std::string m) {
   return Status(StatusCode::kDataLoss, std::move(m));

@@ -706,3 +706,119 @@ TEST_F(JournalTest, OverlappingRecordsAreReported) {
 
 }  // namespace
 }  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+// --- Lookups for event replay -----------------------------------------------
+
+TEST_F(JournalTest, SnapshotAtOrBeforeASeqIsTheNewestNotAfterIt) {
+  auto j = Open();
+  ASSERT_NE(j, nullptr);
+  AppendRandom(*j, 300);
+  ASSERT_TRUE(j->WriteSnapshot(Seq{100}, "at 100").ok());
+  ASSERT_TRUE(j->WriteSnapshot(Seq{200}, "at 200").ok());
+  struct Case {
+    uint64_t seq;
+    bool found;
+    uint64_t want;
+  };
+  for (const Case& c :
+       {Case{99, false, 0}, Case{100, true, 100}, Case{150, true, 100},
+        Case{200, true, 200}, Case{250, true, 200}, Case{1'000, true, 200}}) {
+    SCOPED_TRACE("seq " + std::to_string(c.seq));
+    auto snap = j->FindSnapshotAtOrBefore(Seq{c.seq});
+    ASSERT_TRUE(snap.has_value()) << snap.error().ToString();
+    EXPECT_EQ(snap.value().found, c.found);
+    if (c.found) {
+      EXPECT_EQ(snap.value().seq, Seq{c.want});
+      EXPECT_EQ(snap.value().bytes, "at " + std::to_string(c.want));
+    }
+    EXPECT_TRUE(snap.value().skipped.empty());
+  }
+  auto latest = j->FindLatestSnapshot();
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest.value().seq, Seq{200});
+}
+
+TEST_F(JournalTest, SnapshotAtOrBeforePassesOverBadAndBeyondTheEndOnes) {
+  auto j = Open();
+  ASSERT_NE(j, nullptr);
+  AppendRandom(*j, 300);
+  ASSERT_TRUE(j->WriteSnapshot(Seq{100}, "at 100").ok());
+  ASSERT_TRUE(j->PutRawSnapshotRecordForTest(Seq{200}, "garbage").ok());
+  std::string beyond;
+  EncodeSnapshotRecord("at 400", &beyond);
+  ASSERT_TRUE(j->PutRawSnapshotRecordForTest(Seq{400}, beyond).ok());
+  auto snap = j->FindSnapshotAtOrBefore(Seq{500});
+  ASSERT_TRUE(snap.has_value());
+  ASSERT_TRUE(snap.value().found);
+  EXPECT_EQ(snap.value().seq, Seq{100});
+  ASSERT_EQ(snap.value().skipped.size(), 2u);
+  EXPECT_TRUE(
+      Contains(snap.value().skipped[0],
+               "snapshot at seq 400: beyond the last journaled seq 300"))
+      << snap.value().skipped[0];
+  EXPECT_TRUE(Contains(snap.value().skipped[1], "snapshot at seq 200"))
+      << snap.value().skipped[1];
+  // Below the bad ones, nothing is passed over.
+  snap = j->FindSnapshotAtOrBefore(Seq{150});
+  ASSERT_TRUE(snap.has_value());
+  EXPECT_EQ(snap.value().seq, Seq{100});
+  EXPECT_TRUE(snap.value().skipped.empty());
+}
+
+TEST_F(JournalTest, ReplayRangeYieldsExactlyTheRange) {
+  auto j = Open();
+  ASSERT_NE(j, nullptr);
+  const std::vector<Command> cmds = AppendRandom(*j, 300, /*batch=*/64);
+  for (const auto& [after, through] :
+       std::vector<std::pair<uint64_t, uint64_t>>{
+           {0, 300}, {0, 1}, {63, 64}, {64, 65}, {10, 200}, {299, 300}}) {
+    SCOPED_TRACE(std::to_string(after) + ".." + std::to_string(through));
+    std::vector<Command> out;
+    const Status st =
+        j->ReplayRange(Seq{after}, Seq{through}, [&](const Command& c) {
+          out.push_back(c);
+          return Status::Ok();
+        });
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    ASSERT_EQ(out.size(), through - after);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      ExpectSameCommand(out[i], cmds[after + i]);
+    }
+  }
+  int calls = 0;
+  auto count = [&](const Command&) {
+    ++calls;
+    return Status::Ok();
+  };
+  EXPECT_TRUE(j->ReplayRange(Seq{300}, Seq{300}, count).ok());
+  EXPECT_TRUE(j->ReplayRange(Seq{200}, Seq{100}, count).ok());
+  const Status beyond = j->ReplayRange(Seq{0}, Seq{301}, count);
+  EXPECT_EQ(beyond.code(), StatusCode::kOutOfRange) << beyond.ToString();
+  EXPECT_TRUE(Contains(beyond.message(), "beyond the last journaled seq 300"))
+      << beyond.message();
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(JournalTest, ReplayRangeStillReportsDamageInsideTheRange) {
+  auto j = Open();
+  ASSERT_NE(j, nullptr);
+  const std::vector<Command> cmds = AppendRandom(*j, 100, /*batch=*/1);
+  std::string record;
+  EncodeCommandRecord(cmds[49], &record);
+  record[kRecordHeaderSize + 20] =
+      static_cast<char>(record[kRecordHeaderSize + 20] ^ 0x08);
+  ASSERT_TRUE(j->PutRawRecordForTest(Seq{50}, record).ok());
+  auto none = [](const Command&) { return Status::Ok(); };
+  EXPECT_TRUE(j->ReplayRange(Seq{0}, Seq{49}, none).ok());    // before it
+  EXPECT_TRUE(j->ReplayRange(Seq{50}, Seq{100}, none).ok());  // after it
+  const Status st = j->ReplayRange(Seq{40}, Seq{60}, none);
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(Contains(st.message(), "seq 50: checksum mismatch"))
+      << st.message();
+}
+
+}  // namespace
+}  // namespace cfx::exchange

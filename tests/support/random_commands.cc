@@ -1,5 +1,7 @@
 #include "tests/support/random_commands.h"
 
+#include <utility>
+
 namespace cfx::exchange::testing {
 
 EngineConfig SmallMarketConfig() {
@@ -7,6 +9,7 @@ EngineConfig SmallMarketConfig() {
   config.limits.max_orders = 20'000;
   config.limits.max_accounts = 9;
   config.limits.max_instruments = 3;
+  config.limits.max_client_order_ids = 1'024;
   for (uint32_t i = 1; i <= 2; ++i) {
     InstrumentConfig ic;
     ic.id = InstrumentId{i};
@@ -32,6 +35,10 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
   // Order ids are dense in acceptance order; targeting ids up to a bound
   // that grows with the stream hits live, dead and unknown orders.
   uint64_t id_bound = first_seq;
+  // Resends: a separate generator, so the rest of the stream is what it
+  // was before client order ids were checked.
+  std::mt19937_64 resend_rng(seed ^ 0x7e5e4d5ull);
+  std::vector<std::pair<AccountId, ClientOrderId>> recent;
   for (std::size_t j = 0; j < n; ++j) {
     Command c;
     c.seq = Seq{first_seq + j};
@@ -64,6 +71,18 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
               : Price{100'000 + offset * 100 + (rng() % 100 == 0 ? 50 : 0)};
       c.quantity = Quantity{static_cast<int64_t>(rng() % 30)};
       if (rng() % 200 == 0) c.side = static_cast<Side>(7);
+      // One new order in 16 resends the (account, client order id) of one
+      // of the last 16: a duplicate if that one was accepted this day.
+      if (!recent.empty() && resend_rng() % 16 == 0) {
+        const auto& [account, id] = recent[resend_rng() % recent.size()];
+        c.account = account;
+        c.client_order_id = id;
+      }
+      if (recent.size() < 16) {
+        recent.emplace_back(c.account, c.client_order_id);
+      } else {
+        recent[j % recent.size()] = {c.account, c.client_order_id};
+      }
       ++id_bound;
     } else if (r < 850) {
       c.type = CommandType::kCancel;

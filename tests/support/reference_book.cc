@@ -152,6 +152,12 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
   if ((cmd.flags & ~kKnownFlags) != 0) {
     return EmitReject(cmd, RejectCode::kInvalidFlags);
   }
+  const std::pair<uint32_t, uint64_t> client_key(cmd.account.value,
+                                                 cmd.client_order_id.value);
+  if (cmd.client_order_id.value != 0 &&
+      client_order_ids_.count(client_key) != 0) {
+    return EmitReject(cmd, RejectCode::kDuplicateClientOrderId);
+  }
   if (inst->state == InstrumentState::kExpired) {
     return EmitReject(cmd, RejectCode::kInstrumentExpired);
   }
@@ -228,6 +234,12 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
   if (CanRest(cmd.order_type, cmd.tif) &&
       resting_orders() >= limits_.max_orders) {
     return EmitReject(cmd, RejectCode::kOrderBookFull);
+  }
+  if (cmd.client_order_id.value != 0) {
+    if (client_order_ids_.size() >= limits_.max_client_order_ids) {
+      return EmitReject(cmd, RejectCode::kClientOrderIdLimit);
+    }
+    client_order_ids_.insert(client_key);
   }
 
   RefOrder o;
@@ -507,6 +519,7 @@ void ReferenceEngine::MassCancel(const Command& cmd) {
   Event done = Base(EventType::kMassCancelDone);
   done.account = cmd.account;
   done.instrument = cmd.instrument;
+  done.client_order_id = cmd.client_order_id;
   done.count = count;
   Emit(done);
 }
@@ -575,6 +588,7 @@ void ReferenceEngine::EndOfSession(const Command& cmd) {
       }
     }
   }
+  if (cmd.instrument.value == 0) client_order_ids_.clear();
   Event e = Base(EventType::kSessionEnded);
   e.instrument = cmd.instrument;
   e.count = count;
@@ -833,6 +847,14 @@ uint64_t ReferenceEngine::StateHash() const {
       h.Add(pos);
     }
   }
+  if (!client_order_ids_.empty()) {
+    uint64_t sum = 0;
+    for (const auto& [account, id] : client_order_ids_) {
+      sum += ClientOrderIdHashTerm(account, id);
+    }
+    h.Add(static_cast<uint64_t>(client_order_ids_.size()));
+    h.Add(sum);
+  }
   return h.value();
 }
 
@@ -933,6 +955,11 @@ Quantity ReferenceEngine::level_quantity(InstrumentId id, Side side,
                                          Price price) const {
   if (!has_instrument(id)) return Quantity{0};
   return Quantity{LevelAggregate(id, side, price).first};
+}
+
+bool ReferenceEngine::client_order_id_used(AccountId account,
+                                           ClientOrderId id) const {
+  return client_order_ids_.count({account.value, id.value}) != 0;
 }
 
 int64_t ReferenceEngine::position(AccountId account,

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +88,9 @@ class ReferenceEngine {
   Price best_price(InstrumentId id, Side side) const;
   Quantity level_quantity(InstrumentId id, Side side, Price price) const;
   int64_t position(AccountId account, InstrumentId instrument) const;
+  // True if `account` used `id` on a new order accepted in the current
+  // trading day.
+  bool client_order_id_used(AccountId account, ClientOrderId id) const;
 
  private:
   // Price levels of one side, keyed by price units, ascending. Bids are
@@ -172,6 +176,9 @@ class ReferenceEngine {
   std::map<uint32_t, StpMode> accounts_;
   // (account, instrument) -> net position; zero entries may be present.
   std::map<std::pair<uint32_t, uint32_t>, int64_t> positions_;
+  // (account, client order id) of the new orders accepted since the last
+  // EndOfSession of all instruments; never holds id 0.
+  std::set<std::pair<uint32_t, uint64_t>> client_order_ids_;
 
   Seq last_seq_;
   Timestamp last_ts_;

@@ -104,6 +104,17 @@ TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
     } else {
       c.type = CommandType::kTimer;
     }
+    if (c.type == CommandType::kNewOrder) {
+      // Client order ids, some used again: remembered, or rejected as
+      // duplicates; 0 now and then (never checked).
+      c.client_order_id = ClientOrderId{static_cast<uint64_t>(n % 7'000)};
+    }
+    if (n % 30'000 == 29'999) {  // the trading day ends: ids forgotten
+      c = Command{};
+      c.seq = Seq{static_cast<uint64_t>(n + 1)};
+      c.ts = Timestamp{1'800'000'000'000'000'000 + n * 1'000};
+      c.type = CommandType::kEndOfSession;
+    }
     cmds.push_back(c);
   }
 

@@ -84,9 +84,12 @@ int CommandsPerSeed() {
 // Configuration
 
 // kStandard: books of ~20 orders, pool of 200. kSmallPool: pool of 30, so
-// ORDER_BOOK_FULL is frequent. kDeepBook: mostly passive prices and few
-// cancels, so ~100-200 orders rest and the pool fills. kNotionalOverflow:
-// instrument 3 lots are so large that NOTIONAL_OVERFLOW is in range.
+// ORDER_BOOK_FULL is frequent, and room for 200 client order ids a day
+// (EndOfSession of all instruments comes every ~200 commands, but days vary
+// a lot), so CLIENT_ORDER_ID_LIMIT rejects ~10 % of new orders. kDeepBook:
+// mostly passive prices and few cancels, so ~100-200 orders rest and the pool
+// fills. kNotionalOverflow: instrument 3 lots are so large that
+// NOTIONAL_OVERFLOW is in range.
 enum class Variant { kStandard, kSmallPool, kDeepBook, kNotionalOverflow };
 
 const char* VariantName(Variant v) {
@@ -109,6 +112,7 @@ const char* VariantName(Variant v) {
 EngineConfig MakeConfig(Variant variant) {
   EngineConfig c;
   c.limits.max_orders = variant == Variant::kSmallPool ? 30 : 200;
+  c.limits.max_client_order_ids = variant == Variant::kSmallPool ? 200 : 4'096;
   c.limits.max_accounts = 8;
   c.limits.max_instruments = 4;
 
@@ -330,7 +334,7 @@ class CommandGenerator {
     c.type = CommandType::kNewOrder;
     c.instrument = PickInstrument();
     c.account = PickAccount();
-    c.client_order_id = ClientOrderId{next_client_id_++};
+    c.client_order_id = PickClientOrderId(c.account);
     c.side = rng_.Chance(1, 2) ? Side::kBuy : Side::kSell;
     if (rng_.Chance(1, 100))
       c.side = static_cast<Side>(rng_.Chance(1, 2) ? 0 : 3);
@@ -373,6 +377,29 @@ class CommandGenerator {
       c.set_expire_time(Timestamp{ts_ + kTsStep * rng_.Uniform(-5, 5)});
     }
     return c;
+  }
+
+  // Mostly a fresh client order id. Sometimes the id of one of the last
+  // new orders: from the same account (a resend: a duplicate if that order
+  // was accepted this trading day, accepted again if it was rejected or a
+  // session end came between) or from whatever account `account` is; or
+  // none (0, never checked).
+  ClientOrderId PickClientOrderId(AccountId& account) {
+    const int64_t r = rng_.Uniform(0, 99);
+    ClientOrderId id{next_client_id_++};
+    if (!recent_ids_.empty() && r < 8) {
+      const auto& [a, used] = rng_.Pick(recent_ids_);
+      if (r < 6) account = a;
+      id = used;
+    } else if (r < 10) {
+      return ClientOrderId{};
+    }
+    if (recent_ids_.size() < 24) {
+      recent_ids_.emplace_back(account, id);
+    } else {
+      recent_ids_[next_recent_++ % recent_ids_.size()] = {account, id};
+    }
+    return id;
   }
 
   // An order id to act on: usually a live order of the acting account.
@@ -566,6 +593,9 @@ class CommandGenerator {
   uint64_t seq_ = 0;
   int64_t ts_ = kStartTs;
   uint64_t next_client_id_ = 1'000;
+  // (account, client order id) of the last new orders that carried one.
+  std::vector<std::pair<AccountId, ClientOrderId>> recent_ids_;
+  std::size_t next_recent_ = 0;
   std::vector<std::pair<OrderId, AccountId>> known_orders_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "tests/support/engine_fixture.h"
@@ -614,6 +615,247 @@ TEST_F(EngineTest, EndOfSessionOfOneInstrumentLeavesTheOthers) {
   EXPECT_EQ(d_.engine().resting_orders(), 1u);
   eos.instrument = InstrumentId{3};
   ExpectReject(eos, RejectCode::kUnknownInstrument);
+}
+
+}  // namespace
+}  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+// ---- client order ids (docs/matching.md, "Client order ids") ----
+
+Command WithClientOrderId(Command c, uint64_t id) {
+  c.client_order_id = ClientOrderId{id};
+  return c;
+}
+
+Command EndOfSession(InstrumentId i = InstrumentId{}) {
+  Command c;
+  c.type = CommandType::kEndOfSession;
+  c.instrument = i;
+  return c;
+}
+
+TEST_F(EngineTest, DuplicateClientOrderIdIsRejectedAndChangesNothing) {
+  auto ev = d_.Apply(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  ASSERT_EQ(ev[0].type, EventType::kOrderAccepted);
+  // A resend, and a different order under the same id: both refused.
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7),
+      RejectCode::kDuplicateClientOrderId);
+  ExpectReject(WithClientOrderId(D::Limit(kA, kSpot, Side::kSell, Cents(600), 3,
+                                          TimeInForce::kIoc),
+                                 7),
+               RejectCode::kDuplicateClientOrderId);
+  EXPECT_EQ(d_.engine().resting_orders(), 1u);
+}
+
+TEST_F(EngineTest, DuplicateIsReportedBeforeStateAndRiskChecks) {
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  d_.Apply(D::SetState(kFut, InstrumentState::kHalted));
+  // The resend learns that its original was accepted, not that the
+  // instrument is halted or the price now outside the band.
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7),
+      RejectCode::kDuplicateClientOrderId);
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(9'000), 1), 7),
+      RejectCode::kDuplicateClientOrderId);
+  // Unknown instrument and invalid fields still come first.
+  ExpectReject(WithClientOrderId(
+                   D::Limit(kA, InstrumentId{3}, Side::kBuy, Cents(570), 1), 7),
+               RejectCode::kUnknownInstrument);
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kNone, Cents(570), 1), 7),
+      RejectCode::kInvalidSide);
+}
+
+TEST_F(EngineTest, SameClientOrderIdOnAnotherAccountIsAccepted) {
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  auto ev = d_.Apply(
+      WithClientOrderId(D::Limit(kB, kFut, Side::kBuy, Cents(570), 1), 7));
+  ASSERT_EQ(ev[0].type, EventType::kOrderAccepted);
+  EXPECT_EQ(ev[0].client_order_id, ClientOrderId{7});
+}
+
+TEST_F(EngineTest, ClientOrderIdOfARejectedOrderCanBeUsedAgain) {
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Price{57'001}, 1), 9),
+      RejectCode::kPriceNotOnTick);
+  auto ev = d_.Apply(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 9));
+  EXPECT_EQ(ev[0].type, EventType::kOrderAccepted);
+}
+
+TEST_F(EngineTest, ClientOrderIdStaysUsedAfterItsOrderIsGone) {
+  // Accepted and cancelled at once (an IOC into an empty book), or
+  // cancelled by the user: the id stays used for the rest of the day.
+  auto ioc = d_.Apply(WithClientOrderId(
+      D::Limit(kA, kFut, Side::kBuy, Cents(570), 1, TimeInForce::kIoc), 11));
+  ASSERT_EQ(ioc[0].type, EventType::kOrderAccepted);
+  auto rest = d_.Apply(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(560), 1), 12));
+  ASSERT_EQ(rest[0].type, EventType::kOrderAccepted);
+  ASSERT_EQ(d_.Apply(D::Cancel(kA, rest[0].order_id))[0].type,
+            EventType::kCancelAccepted);
+  ASSERT_EQ(d_.engine().resting_orders(), 0u);
+  for (uint64_t id : {11u, 12u}) {
+    ExpectReject(
+        WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), id),
+        RejectCode::kDuplicateClientOrderId);
+  }
+}
+
+TEST_F(EngineTest, ClientOrderIdZeroIsNeverChecked) {
+  for (int i = 0; i < 3; ++i) {
+    auto ev = d_.Apply(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1));
+    EXPECT_EQ(ev[0].type, EventType::kOrderAccepted);
+  }
+}
+
+TEST_F(EngineTest, ClientOrderIdIsReusableAfterEndOfSessionOfAllInstruments) {
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  d_.Apply(EndOfSession());
+  auto ev = d_.Apply(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  EXPECT_EQ(ev[0].type, EventType::kOrderAccepted);
+  // And it is remembered again for the new day.
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7),
+      RejectCode::kDuplicateClientOrderId);
+}
+
+TEST_F(EngineTest, EndOfSessionOfOneInstrumentKeepsClientOrderIds) {
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  d_.Apply(EndOfSession(kFut));
+  d_.Apply(EndOfSession(kSpot));
+  ExpectReject(
+      WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7),
+      RejectCode::kDuplicateClientOrderId);
+  // A rejected EndOfSession forgets nothing either.
+  ExpectReject(EndOfSession(InstrumentId{3}), RejectCode::kUnknownInstrument);
+}
+
+TEST_F(EngineTest, StateHashCoversRememberedClientOrderIds) {
+  // An IOC into an empty book leaves the book as it was, but its id is now
+  // used: the state differs from a twin's that took the IOC without an id,
+  // until the day ends.
+  D twin(TestConfig());
+  d_.Apply(WithClientOrderId(
+      D::Limit(kA, kFut, Side::kBuy, Cents(570), 1, TimeInForce::kIoc), 5));
+  twin.Apply(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1, TimeInForce::kIoc));
+  EXPECT_NE(d_.engine().StateHash(), twin.engine().StateHash());
+  d_.Apply(EndOfSession());
+  twin.Apply(EndOfSession());
+  EXPECT_EQ(d_.engine().StateHash(), twin.engine().StateHash());
+}
+
+TEST_F(EngineTest, SnapshotRoundTripKeepsClientOrderIds) {
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  d_.Apply(WithClientOrderId(
+      D::Limit(kB, kFut, Side::kSell, Cents(600), 1, TimeInForce::kIoc), 8));
+  d_.Apply(
+      WithClientOrderId(D::Limit(kC, kSpot, Side::kSell, Cents(600), 2), 7));
+  const std::string snap = d_.engine().SaveSnapshot();
+
+  D restored(TestConfig());
+  ASSERT_TRUE(restored.engine().LoadSnapshot(snap).ok());
+  EXPECT_EQ(restored.engine().StateHash(), d_.engine().StateHash());
+  EXPECT_EQ(restored.engine().SaveSnapshot(), snap);
+  Command resend =
+      WithClientOrderId(D::Limit(kB, kFut, Side::kSell, Cents(600), 1), 8);
+  resend.seq = Seq{d_.engine().last_seq().value + 1};
+  auto ev = restored.Apply(resend);
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_EQ(ev[0].reject_code(), RejectCode::kDuplicateClientOrderId);
+  // Ids remembered after the load still reach the snapshot.
+  Command fresh =
+      WithClientOrderId(D::Limit(kB, kFut, Side::kSell, Cents(600), 1), 9);
+  fresh.seq = Seq{resend.seq.value + 1};
+  ASSERT_EQ(restored.Apply(fresh)[0].type, EventType::kOrderAccepted);
+  D again(TestConfig());
+  ASSERT_TRUE(
+      again.engine().LoadSnapshot(restored.engine().SaveSnapshot()).ok());
+  EXPECT_EQ(again.engine().StateHash(), restored.engine().StateHash());
+}
+
+TEST_F(EngineTest, SnapshotWithBadClientOrderIdEntriesIsDataLoss) {
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
+  d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(571), 1), 8));
+  const std::string snap = d_.engine().SaveSnapshot();
+  // The last 24 bytes are the two entries: u32 account, u64 id each.
+  const std::size_t second = snap.size() - 12;
+  auto load = [](std::string bytes) {
+    D fresh(TestConfig());
+    return fresh.engine().LoadSnapshot(bytes);
+  };
+  std::string dup = snap;
+  dup[second + 4] = 7;  // id 8 -> 7: the same pair twice
+  EXPECT_EQ(load(dup).code(), StatusCode::kDataLoss);
+  std::string zero = snap;
+  zero[second + 4] = 0;  // id 0 is never remembered
+  EXPECT_EQ(load(zero).code(), StatusCode::kDataLoss);
+  std::string account = snap;
+  account[second] = 6;  // not a configured account
+  EXPECT_EQ(load(account).code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(load(snap).ok());
+}
+
+TEST(EngineClientOrderIds, FullTableRejectsWithClientOrderIdLimit) {
+  EngineConfig config = TestConfig();
+  config.limits.max_client_order_ids = 3;
+  D d(config);
+  ASSERT_TRUE(d.ok());
+  for (uint64_t id = 1; id <= 3; ++id) {
+    auto ev = d.Apply(
+        WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), id));
+    ASSERT_EQ(ev[0].type, EventType::kOrderAccepted);
+  }
+  const uint64_t hash = d.engine().StateHash();
+  auto full = d.Apply(
+      WithClientOrderId(D::Limit(kB, kFut, Side::kBuy, Cents(570), 1), 4));
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(RejectCodeName(full[0].reject_code()), "CLIENT_ORDER_ID_LIMIT");
+  EXPECT_EQ(d.engine().StateHash(), hash);
+  // A duplicate is still named as such; an order without an id needs no
+  // room; other checks still come first.
+  EXPECT_EQ(d.Apply(WithClientOrderId(
+                D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 2))[0]
+                .reject_code(),
+            RejectCode::kDuplicateClientOrderId);
+  EXPECT_EQ(d.Apply(D::Limit(kB, kFut, Side::kBuy, Cents(570), 1))[0].type,
+            EventType::kOrderAccepted);
+  EXPECT_EQ(d.Apply(WithClientOrderId(
+                D::Limit(kB, kFut, Side::kBuy, Cents(9'000), 1), 4))[0]
+                .reject_code(),
+            RejectCode::kPriceOutsideBand);
+  // The next trading day has room again.
+  d.Apply(EndOfSession());
+  EXPECT_EQ(d.Apply(WithClientOrderId(
+                D::Limit(kB, kFut, Side::kBuy, Cents(570), 1), 4))[0]
+                .type,
+            EventType::kOrderAccepted);
+}
+
+TEST(EngineClientOrderIds, TableSizeMustBeInRange) {
+  EngineConfig config = TestConfig();
+  config.limits.max_client_order_ids = 0;
+  auto r = Engine::Create(config);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.error().message().find("max_client_order_ids"),
+            std::string::npos);
+}
+
+TEST(EngineClientOrderIds, RejectCodesKeepTheirWireNumbers) {
+  EXPECT_EQ(static_cast<uint16_t>(RejectCode::kDuplicateClientOrderId), 1020);
+  EXPECT_EQ(static_cast<uint16_t>(RejectCode::kClientOrderIdLimit), 9003);
+  EXPECT_EQ(RejectCodeName(RejectCode::kDuplicateClientOrderId),
+            "DUPLICATE_CLIENT_ORDER_ID");
+  EXPECT_EQ(RejectCodeName(RejectCode::kClientOrderIdLimit),
+            "CLIENT_ORDER_ID_LIMIT");
 }
 
 }  // namespace

@@ -143,3 +143,42 @@ TEST(EngineApplyBatch, GivesTheSameEventsAndStateAsOneByOne) {
 
 }  // namespace
 }  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+TEST(EngineSnapshot, VersionOneSnapshotsAreRefused) {
+  auto e = NewEngine();
+  EventCollector events;
+  for (const Command& c : RandomCommands(11, 100)) e->Apply(c, events.sink());
+  std::string snap = e->SaveSnapshot();
+  ASSERT_EQ(snap[4], 2);  // u16 version after the u32 magic
+  snap[4] = 1;
+  const Status st = NewEngine()->LoadSnapshot(snap);
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss);
+  EXPECT_NE(st.message().find("unsupported version 1"), std::string::npos)
+      << st.message();
+}
+
+// The random streams the snapshot, replay and pipeline tests use must keep
+// exercising the client order id rule: duplicates, and trading days that
+// end so ids can be used again.
+TEST(EngineSnapshot, RandomCommandsResendClientOrderIdsAcrossDays) {
+  auto e = NewEngine();
+  EventCollector events;
+  int duplicates = 0;
+  int days = 0;
+  for (const Command& c : RandomCommands(1, 6'000)) {
+    e->Apply(c, events.sink());
+    for (const Event& ev : events.Take()) {
+      duplicates += ev.type == EventType::kRejected &&
+                    ev.reject_code() == RejectCode::kDuplicateClientOrderId;
+      days += ev.type == EventType::kSessionEnded && ev.instrument.value == 0;
+    }
+  }
+  EXPECT_GT(duplicates, 20);
+  EXPECT_GT(days, 2);
+}
+
+}  // namespace
+}  // namespace cfx::exchange
