@@ -4,10 +4,13 @@
 //                    [--commands N] [--runs N] [--seed S] [--json] [--smoke]
 //   cfx-bench journal [--commands N] [--runs N] [--seed S] [--dir D]
 //                     [--json] [--smoke]
+//   cfx-bench gateway [--connections N] [--seconds S] [--window N]
+//                     [--rate R] [--runs N] [--dir D] [--json] [--smoke]
 //
 // Exits 0 when every workload ran and verified (no rejects, identical state
 // hash across passes and with the generator's engine; for the journal, the
-// replayed and restarted state equal to the run's), 1 otherwise.
+// replayed and restarted state equal to the run's; for the gateway, every
+// order acknowledged and none refused), 1 otherwise.
 
 #include <sched.h>
 
@@ -22,6 +25,7 @@
 #include "bench/bench_report.h"
 #include "bench/engine_runner.h"
 #include "bench/engine_workloads.h"
+#include "bench/gateway_bench.h"
 #include "bench/journal_bench.h"
 
 namespace cfx::bench {
@@ -260,6 +264,48 @@ int RunJournal(const JournalArgs& args) {
   return ok ? 0 : 1;
 }
 
+struct GatewayArgs {
+  GatewayBenchOptions options;
+  uint32_t runs = 3;  // smoke: 1 unless given
+  bool runs_given = false;
+  bool json = false;
+};
+
+int RunGateway(GatewayArgs args) {
+  GatewayBenchOptions& o = args.options;
+  if (o.smoke) {
+    if (!args.runs_given) args.runs = 1;
+    o.seconds = std::min(o.seconds, 0.3);
+    o.warmup_seconds = std::min(o.warmup_seconds, 0.1);
+    o.offered_rate = std::min<uint64_t>(o.offered_rate, 5'000);
+  }
+  std::vector<GatewayBenchResult> runs;
+  for (uint32_t i = 0; i < args.runs; ++i) {
+    auto r = RunGatewayBench(o);
+    if (!r.has_value()) {
+      std::fprintf(stderr, "cfx-bench gateway: %s\n",
+                   r.error().ToString().c_str());
+      return 1;
+    }
+    runs.push_back(std::move(r).value());
+    if (!o.quiet) {
+      std::fprintf(
+          stderr, "cfx-bench gateway: run %u: %.1f k orders/s, p99 %.3f ms\n",
+          i + 1, runs.back().throughput.orders_per_s / 1e3,
+          static_cast<double>(runs.back().latency.Percentile(0.99)) / 1e6);
+    }
+  }
+  if (args.json) {
+    PrintGatewayJson(stdout, o, runs);
+  } else {
+    PrintGatewayHuman(stdout, o, runs);
+  }
+  for (const auto& r : runs) {
+    if (!r.problems.empty()) return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace cfx::bench
 
@@ -335,8 +381,58 @@ int main(int argc, char** argv) {
   journal->add_flag("-q,--quiet", jargs.options.quiet,
                     "No progress lines on stderr");
 
+  cfx::bench::GatewayArgs gargs;
+  CLI::App* gateway = app.add_subcommand(
+      "gateway",
+      "Orders/s and order-to-ack latency through the protobuf gateway of an "
+      "in-process exchange (loopback, durable journal), and where its CPU "
+      "goes");
+  gateway
+      ->add_option("--connections", gargs.options.connections,
+                   "Connections, each a user with its own account")
+      ->check(CLI::Range(1, 200))
+      ->capture_default_str();
+  gateway
+      ->add_option("--seconds", gargs.options.seconds,
+                   "Measured seconds per phase (smoke: 0.3)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  gateway
+      ->add_option("--warmup", gargs.options.warmup_seconds,
+                   "Unmeasured seconds before each phase (smoke: 0.1)")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  gateway
+      ->add_option("--window", gargs.options.window,
+                   "Throughput phase: un-acknowledged orders per connection")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  gateway
+      ->add_option("--rate", gargs.options.offered_rate,
+                   "Latency phase: orders/s offered across all connections "
+                   "(smoke: at most 5,000)")
+      ->check(CLI::Range(uint64_t{100}, uint64_t{10'000'000}))
+      ->capture_default_str();
+  gateway
+      ->add_option("--runs", gargs.runs,
+                   "Runs; medians are reported (smoke: 1)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  gateway->add_option(
+      "--dir", gargs.options.dir,
+      "Parent of the temporary data directory (default $TMPDIR or /tmp)");
+  gateway->add_flag("--json", gargs.json, "One JSON object per run set");
+  gateway->add_flag("--smoke", gargs.options.smoke,
+                    "0.1 s warm-up + 0.3 s per phase: a quick check");
+  gateway->add_flag("-q,--quiet", gargs.options.quiet,
+                    "No progress lines on stderr");
+
   CLI11_PARSE(app, argc, argv);
   if (engine->parsed()) return cfx::bench::RunEngine(args);
   if (journal->parsed()) return cfx::bench::RunJournal(jargs);
+  if (gateway->parsed()) {
+    gargs.runs_given = gateway->count("--runs") > 0;
+    return cfx::bench::RunGateway(gargs);
+  }
   return 0;
 }

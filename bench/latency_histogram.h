@@ -28,6 +28,27 @@ class LatencyHistogram {
   uint64_t max() const { return count_ == 0 ? 0 : max_; }
   uint64_t min() const { return count_ == 0 ? 0 : min_; }
 
+  // Adds every sample of `other` (e.g. one histogram per thread, merged
+  // after the threads are joined).
+  void Merge(const LatencyHistogram& other) {
+    for (std::size_t i = 0; i < kBuckets; ++i) counts_[i] += other.counts_[i];
+    count_ += other.count_;
+    if (other.count_ != 0) {
+      if (other.max_ > max_) max_ = other.max_;
+      if (other.min_ < min_) min_ = other.min_;
+    }
+  }
+
+  // Samples whose bucket lies wholly at or below `nanos` (within the
+  // bucket resolution, < 0.8 %): one point of the cumulative distribution.
+  uint64_t CountAtOrBelow(uint64_t nanos) const {
+    uint64_t n = 0;
+    for (std::size_t i = 0; i < kBuckets && UpperBound(i) <= nanos; ++i) {
+      n += counts_[i];
+    }
+    return n;
+  }
+
   // Smallest recorded-bucket upper bound v such that at least `q` (in
   // [0, 1]) of the samples are <= v; capped at max(). 0 when empty.
   uint64_t Percentile(double q) const {

@@ -16,9 +16,9 @@
 #include "exchange/clock.h"
 #include "exchange/core/engine.h"
 #include "exchange/core/event.h"
-#include "exchange/default_market.h"
 #include "exchange/journal.h"
 #include "exchange/recovery.h"
+#include "exchange/text_format.h"
 
 namespace cfx::exchange {
 namespace {
@@ -127,8 +127,9 @@ std::string StateName(InstrumentState s) {
   return Unknown(static_cast<unsigned>(s));
 }
 
-// Price units (1/10,000 USD) as dollars with four decimals: "5.8300".
-std::string FormatPrice(Price p) {
+// Price units (1/10,000 USD) as dollars with all four decimals of the
+// grid: "5.8300".
+std::string FormatGridPrice(Price p) {
   const bool negative = p.units < 0;
   const uint64_t mag = negative ? 0 - static_cast<uint64_t>(p.units)
                                 : static_cast<uint64_t>(p.units);
@@ -143,25 +144,6 @@ std::string Hex16(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
   return buf;
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  out += '"';
-  return out;
 }
 
 // Which optional fields a command type uses (command.h); the text form
@@ -298,6 +280,8 @@ void DiscardEvents(void*, const Event*, std::size_t) {}
 
 struct JournalArgs {
   std::string data_dir;
+  std::string config;  // verify: exchange config file; "" = built in
+  EngineConfigLoader load_config;
   bool json = false;
   uint64_t from = 1;
   uint64_t to = std::numeric_limits<uint64_t>::max();
@@ -402,13 +386,18 @@ int RunVerify(const JournalArgs& args) {
   if (!stats.has_value()) return fail(stats.error().ToString());
   const Seq first = stats.value().first_seq;
   const Seq last = journal->last_seq();
-  const DefaultMarket market = MakeDefaultMarket();
+  Result<EngineConfig> config = args.load_config(args.config);
+  if (!config.has_value()) {
+    PrintError("verify", config.error().message());
+    return kExitUsage;
+  }
+  const EngineConfig engine_config = std::move(config).value();
 
   // Pass 1: every record (checksum, version, seq density). When the journal
   // starts at seq 1 the same pass is a full replay through its own engine.
   std::unique_ptr<Engine> full;
   if (first.value <= 1) {
-    auto engine = Engine::Create(market.engine);
+    auto engine = Engine::Create(engine_config);
     if (!engine.has_value()) return fail(engine.error().ToString());
     full = std::move(engine).value();
   }
@@ -431,7 +420,7 @@ int RunVerify(const JournalArgs& args) {
   }
 
   // Pass 2: recovery as cfx-exchanged does it, newest snapshot + tail.
-  auto engine = Engine::Create(market.engine);
+  auto engine = Engine::Create(engine_config);
   if (!engine.has_value()) return fail(engine.error().ToString());
   Result<RecoveryReport> report = [&] {
     Progress progress("cfx journal verify: recovering", /*rewrite=*/true);
@@ -534,7 +523,7 @@ std::string FormatCommandText(const Command& c) {
       add(TifName(c.tif));
       add(std::to_string(c.quantity.lots));
       if (c.order_type != OrderType::kMarket || c.price.units != 0) {
-        add("@ " + FormatPrice(c.price));
+        add("@ " + FormatGridPrice(c.price));
       }
       add(cl);
       if (c.stp != StpMode::kAccountDefault) add("stp=" + StpName(c.stp));
@@ -554,7 +543,7 @@ std::string FormatCommandText(const Command& c) {
       add(acct);
       add(order);
       add(std::to_string(c.quantity.lots));
-      add("@ " + FormatPrice(c.price));
+      add("@ " + FormatGridPrice(c.price));
       add(cl);
       break;
     case CommandType::kMassCancel:
@@ -567,7 +556,7 @@ std::string FormatCommandText(const Command& c) {
       break;
     case CommandType::kSetReferencePrice:
       add(inst);
-      add("@ " + FormatPrice(c.price));
+      add("@ " + FormatGridPrice(c.price));
       break;
     default:
       break;
@@ -590,7 +579,7 @@ std::string FormatCommandText(const Command& c) {
         "state=" + StateName(c.state));
   extra(kClientOrderId, c.client_order_id.value != 0, cl);
   extra(kTarget, c.target != 0, "target=" + std::to_string(c.target));
-  extra(kPrice, c.price.units != 0, "price=" + FormatPrice(c.price));
+  extra(kPrice, c.price.units != 0, "price=" + FormatGridPrice(c.price));
   extra(kQuantity, c.quantity.lots != 0,
         "quantity=" + std::to_string(c.quantity.lots));
   if (c.reserved != 0)
@@ -614,15 +603,17 @@ std::string FormatCommandJson(const Command& c) {
       TifName(c.tif).c_str(), StpName(c.stp).c_str(),
       static_cast<unsigned>(c.flags), StateName(c.state).c_str(),
       static_cast<unsigned>(c.reserved), c.client_order_id.value, c.target,
-      FormatPrice(c.price).c_str(), c.price.units, c.quantity.lots);
+      FormatGridPrice(c.price).c_str(), c.price.units, c.quantity.lots);
   return buf;
 }
 
-void AddJournalCommands(CLI::App& app, int* exit_code) {
+void AddJournalCommands(CLI::App& app, int* exit_code,
+                        EngineConfigLoader load_config) {
   CLI::App* group = app.add_subcommand(
       "journal", "Inspect and check a journal (read-only; docs/journal.md)");
   group->require_subcommand(1);
   auto args = std::make_shared<JournalArgs>();
+  args->load_config = std::move(load_config);
   auto common = [args](CLI::App* cmd) {
     cmd->add_option("--data-dir", args->data_dir, "Journal directory")
         ->required();
@@ -647,6 +638,10 @@ void AddJournalCommands(CLI::App& app, int* exit_code) {
       "Check every record, recover from the newest snapshot + tail, compare "
       "with a full replay");
   common(verify);
+  verify->add_option(
+      "--config", args->config,
+      "The exchange config the journal was written with "
+      "(default: the built-in deploy/config/exchange.textproto)");
   verify->callback([args, exit_code] { *exit_code = RunVerify(*args); });
 }
 

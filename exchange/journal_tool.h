@@ -1,8 +1,11 @@
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "exchange/core/command.h"
+#include "exchange/core/engine_config.h"
+#include "exchange/core/status.h"
 
 namespace CLI {
 class App;
@@ -22,7 +25,13 @@ inline constexpr int kExitUsage = 2;
 // (docs/journal.md, "Operator commands"). The command that runs writes its
 // exit code to `*exit_code`; `exit_code` must remain live while `app`
 // parses. Results go to stdout, errors and progress to stderr.
-void AddJournalCommands(CLI::App& app, int* exit_code);
+//
+// `load_config(path)` gives the engine config `verify` replays with: the
+// exchange config at `path` (--config), or the built-in one for "".
+using EngineConfigLoader =
+    std::function<Result<EngineConfig>(const std::string& path)>;
+void AddJournalCommands(CLI::App& app, int* exit_code,
+                        EngineConfigLoader load_config);
 
 // One readable line (no newline) for a journaled command: seq, UTC time,
 // type and the fields the type uses, then any other non-zero field as

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/latency_histogram.h"
+#include "exchange/core/status.h"
+
+namespace cfx::bench {
+
+struct GatewayBenchOptions {
+  // TCP connections, each logged on as its own user with its own account.
+  // Default: 4.
+  uint32_t connections = 4;
+  // Measured seconds of each phase. Default: 5 (smoke: 0.3).
+  double seconds = 5;
+  // Unmeasured seconds before each phase's measurement. Default: 1 (smoke:
+  // 0.1).
+  double warmup_seconds = 1;
+  // Throughput phase: un-acknowledged orders each connection keeps in
+  // flight. Default: 512.
+  uint32_t window = 512;
+  // Latency phase: orders/s offered across all connections. Default: 20,000.
+  uint64_t offered_rate = 20'000;
+  // Parent of the temporary data directory. Default: $TMPDIR or /tmp.
+  std::string dir;
+  bool smoke = false;
+  bool quiet = false;
+};
+
+// CPU time one thread (or the threads sharing a name) used in a phase.
+struct ThreadCpu {
+  std::string name;  // /proc/self/task/<tid>/comm
+  uint32_t threads = 0;
+  double seconds = 0;  // utime + stime
+};
+
+// Where the CPU went during one measured phase.
+struct PhaseCpu {
+  double wall_seconds = 0;
+  // This process's threads, grouped by name, most CPU first.
+  std::vector<ThreadCpu> threads;
+  // The whole machine (/proc/stat, all processes), in busy CPU seconds, and
+  // its number of CPUs: what the other engineers' builds took shows here.
+  double machine_busy_seconds = 0;
+  uint32_t cpus = 0;
+  double process_seconds() const;
+};
+
+// Figures of one phase.
+struct GatewayPhase {
+  double seconds = 0;   // measured interval
+  uint64_t orders = 0;  // acknowledged (NEW or REJECTED) in it
+  double orders_per_s = 0;
+  // Throughput phase: the slowest and fastest whole second.
+  double min_second_per_s = 0;
+  double max_second_per_s = 0;
+  uint64_t journal_writes = 0;    // synced WriteBatches in the interval
+  uint64_t journal_commands = 0;  // commands submitted in the interval
+  PhaseCpu cpu;
+};
+
+// One run of `cfx-bench gateway`: a fresh in-process ExchangeServer (wall
+// clock, synced RocksDB journal, the normal gateway with metrics and HTTP)
+// on ephemeral loopback ports, `connections` bench users, then
+// 1. latency: the offered rate spread over the connections on an absolute
+//    schedule (open loop); each order's latency runs from its scheduled
+//    send time to the receipt of its acknowledgement (ExecutionReport NEW
+//    or REJECTED), so queueing behind a slow moment is counted;
+// 2. throughput: each connection keeps `window` orders in flight; acks
+//    received in the measured interval, per second.
+// Latency runs first, on a quiet disk, as in `cfx-bench journal`.
+struct GatewayBenchResult {
+  GatewayPhase latency_phase;
+  LatencyHistogram latency;            // scheduled send -> ack
+  LatencyHistogram latency_from_send;  // actual send -> ack
+  // 4 KB append + fdatasync next to the journal, every 50 ms of phase 1.
+  LatencyHistogram fsync;
+  GatewayPhase throughput;
+  uint64_t orders_sent = 0;
+  uint64_t rejects = 0;          // ExecutionReport REJECTED
+  uint64_t session_rejects = 0;  // SessionReject (throttle, busy, ...)
+  uint64_t trades = 0;           // TRADE reports received
+  uint64_t stp_cancels = 0;      // CANCELED reports received
+  int64_t resting_at_end = 0;    // bench orders still on the book
+  std::string load_average;      // /proc/loadavg at the start of the run
+  // Empty when every order was acknowledged and none was refused.
+  std::vector<std::string> problems;
+};
+
+Result<GatewayBenchResult> RunGatewayBench(const GatewayBenchOptions& options);
+
+// Output of `cfx-bench gateway` over `runs`.
+void PrintGatewayHuman(std::FILE* out, const GatewayBenchOptions& options,
+                       const std::vector<GatewayBenchResult>& runs);
+void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& options,
+                      const std::vector<GatewayBenchResult>& runs);
+
+}  // namespace cfx::bench

@@ -1,0 +1,1088 @@
+#include "gateway/cli/commands.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <initializer_list>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "exchange/clock.h"
+#include "gateway/cli/render.h"
+#include "gateway/cli/text.h"
+#include "gateway/client/client.h"
+#include "gateway/client/decimal.h"
+#include "gateway/config/password.h"
+
+namespace cfx::gateway::cli {
+
+namespace w = cfx::wire::v1;
+using SteadyClock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+namespace {
+
+// Await handlers return an exit code (>= 0) to stop, or one of these.
+// Keep waiting for the answer.
+constexpr int kKeepWaiting = -1;
+// The answer is in: keep printing what follows for the settle time (--wait),
+// then exit 0.
+constexpr int kSettle = -2;
+
+// How long `watch` waits in one Receive() once the book is shown.
+constexpr milliseconds kWatchPoll{1000};
+// How long cfx waits for the server's answer to its Logout.
+constexpr milliseconds kLogoutWait{1000};
+// The protocol's bound on MarketDataSubscribe.recent_trades.
+constexpr uint32_t kMaxRecentTrades = 1000;
+
+struct GlobalOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 9879;
+  std::string api_key;
+  std::string secret;
+  bool json = false;
+  std::string timeout = "5s";
+};
+
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// Prints the one error line and returns `code`.
+int Fail(int code, const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "cfx: %s\n", OneLine(message).c_str());
+  return code;
+}
+
+// A failed client call: a timeout exits 4, anything else 3.
+int FailStatus(const Status& s, const std::string& prefix = "") {
+  return Fail(s.code() == StatusCode::kResourceExhausted ? kExitTimeout
+                                                         : kExitConnection,
+              prefix + s.message());
+}
+
+void Print(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+void PrintJson(const std::string& json) { Print(json + "\n"); }
+
+// Unique per account within a trading day, as the protocol asks: the wall
+// clock in nanoseconds.
+uint64_t NewClientOrderId() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
+
+Result<milliseconds> ParsePositiveMillis(const std::string& text,
+                                         const std::string& flag) {
+  Result<std::chrono::nanoseconds> d = ParseDuration(text);
+  if (!d.has_value()) {
+    return InvalidArgumentError(flag + ": " + d.error().message());
+  }
+  const auto ms = std::chrono::duration_cast<milliseconds>(d.value());
+  if (ms.count() <= 0) {
+    return InvalidArgumentError(flag + ": must be at least 1ms");
+  }
+  return ms;
+}
+
+// Case-insensitive lookup of `text` in `table`; false when absent.
+template <typename E>
+bool Lookup(std::string_view text,
+            std::initializer_list<std::pair<std::string_view, E>> table,
+            E* out) {
+  std::string lower(text);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  for (const auto& [name, value] : table) {
+    if (name == lower) {
+      *out = value;
+      return true;
+    }
+  }
+  return false;
+}
+
+// CLI11 reads unsigned options with strtoull(base 0), which takes "-1",
+// "0x10" and octal "010". This check allows plain decimal digits only and
+// drops leading zeros, so "010" is 10.
+CLI::Validator DecimalDigits() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        if (s.empty() ||
+            s.find_first_not_of("0123456789") != std::string::npos) {
+          return "expected a whole decimal number, not \"" + s + "\"";
+        }
+        s.erase(0, std::min(s.find_first_not_of('0'), s.size() - 1));
+        return std::string();
+      },
+      "", "DIGITS");
+}
+
+bool IsTerminal(w::OrderStatus s) {
+  return s == w::ORDER_STATUS_FILLED || s == w::ORDER_STATUS_CANCELED ||
+         s == w::ORDER_STATUS_REJECTED || s == w::ORDER_STATUS_EXPIRED;
+}
+
+// Prints execution reports: a header before the first text row, or one
+// JSON object each.
+class ReportPrinter {
+ public:
+  explicit ReportPrinter(bool json) : json_(json) {}
+  void Print(const w::ExecutionReport& r) {
+    if (json_) {
+      PrintJson(ExecutionReportJson(r));
+      return;
+    }
+    if (!header_) cli::Print(ExecutionReportHeader());
+    header_ = true;
+    cli::Print(ExecutionReportRow(r));
+  }
+
+ private:
+  bool json_;
+  bool header_ = false;
+};
+
+// One logged-on session of a command.
+class Connection {
+ public:
+  explicit Connection(const GlobalOptions& g) : g_(g) {}
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Logs out (orders stay: the logon opted out of cancel-on-disconnect)
+  // and waits briefly for the server's Logout, so the session has ended
+  // when cfx exits and the next cfx run as this user can log on.
+  ~Connection() {
+    if (client_ == nullptr || !client_->connected()) return;
+    if (!logged_on_) {
+      client_->Close();
+      return;
+    }
+    w::Envelope e;
+    e.mutable_logout()->set_text("cfx done");
+    if (client_->Send(e).ok()) {
+      (void)client_->ReceiveUntil(
+          [](const w::Envelope& m) { return m.has_logout(); }, kLogoutWait);
+    }
+    client_->Close();
+  }
+
+  // Checks the connection options; returns kExitOk or prints a usage error
+  // and returns kExitUsage.
+  int Check() {
+    Result<milliseconds> t = ParsePositiveMillis(g_.timeout, "--timeout");
+    if (!t.has_value()) return Fail(kExitUsage, t.error().message());
+    timeout_ = t.value();
+    if (g_.api_key.empty()) {
+      return Fail(kExitUsage, "no API key: pass --api-key or set CFX_API_KEY");
+    }
+    if (g_.secret.empty()) {
+      return Fail(kExitUsage,
+                  "no API secret: pass --secret or set CFX_API_SECRET");
+    }
+    return kExitOk;
+  }
+
+  // Connects and logs on, keeping resting orders after the session ends.
+  // Returns kExitOk, or prints the error and returns its exit code.
+  int Open() {
+    const SteadyClock::time_point start = SteadyClock::now();
+    auto c = client::Client::Connect(g_.host, g_.port, timeout_);
+    if (!c.has_value()) return Fail(kExitConnection, c.error().message());
+    client_ = std::move(c).value();
+    client::LogonParams p;
+    p.api_key = g_.api_key;
+    p.secret = g_.secret;
+    p.cancel_on_disconnect_opt_out = true;
+    const auto left = std::max(
+        milliseconds(1), timeout_ - std::chrono::duration_cast<milliseconds>(
+                                        SteadyClock::now() - start));
+    Result<w::LogonAck> ack = client_->Logon(p, left);
+    if (!ack.has_value()) {
+      const std::string& m = ack.error().message();
+      return FailStatus(ack.error(),
+                        m.rfind("logon", 0) == 0 ? "" : "logon failed: ");
+    }
+    logged_on_ = true;
+    return kExitOk;
+  }
+
+  int Send(const w::Envelope& e) {
+    const Status s = client_->Send(e);
+    return s.ok() ? kExitOk : FailStatus(s);
+  }
+
+  // Receives until `handle` returns an exit code. `subject` names the
+  // request in errors ("order" -> "order rejected: ..."), `what` the awaited
+  // answer ("timed out after 5s waiting for <what>"). A SessionReject is
+  // the answer to the one request a command sends: it exits 1. Once
+  // `handle` returns kSettle, the wait ends with kExitOk after `settle`
+  // without further messages.
+  int Await(const std::string& subject, const std::string& what,
+            milliseconds settle,
+            const std::function<int(const w::Envelope&)>& handle) {
+    const SteadyClock::time_point deadline = SteadyClock::now() + timeout_;
+    std::optional<SteadyClock::time_point> settle_until;
+    for (;;) {
+      const SteadyClock::time_point until =
+          settle_until.has_value() ? std::min(*settle_until, deadline)
+                                   : deadline;
+      const auto left =
+          std::max(milliseconds(0),
+                   std::chrono::ceil<milliseconds>(until - SteadyClock::now()));
+      Result<w::Envelope> r = client_->Receive(left);
+      if (!r.has_value()) {
+        if (r.error().code() != StatusCode::kResourceExhausted) {
+          return FailStatus(r.error());
+        }
+        if (settle_until.has_value()) return kExitOk;
+        if (SteadyClock::now() < deadline) continue;
+        return Fail(kExitTimeout,
+                    "timed out after " + g_.timeout + " waiting for " + what);
+      }
+      const w::Envelope& m = r.value();
+      if (m.has_session_reject()) {
+        const w::SessionReject& rej = m.session_reject();
+        if (g_.json) PrintJson(SessionRejectJson(rej));
+        return Fail(kExitRejected,
+                    subject + " rejected: " +
+                        ReasonText(EnumName(rej.reason()), rej.text()));
+      }
+      const int rc = handle(m);
+      if (rc == kSettle) {
+        settle_until = SteadyClock::now() + settle;
+      } else if (rc != kKeepWaiting) {
+        return rc;
+      }
+    }
+  }
+
+  client::Client& client() { return *client_; }
+  bool json() const { return g_.json; }
+  const std::string& timeout_text() const { return g_.timeout; }
+
+ private:
+  const GlobalOptions& g_;
+  milliseconds timeout_{5000};
+  std::unique_ptr<client::Client> client_;
+  bool logged_on_ = false;
+};
+
+// ------------------------------------------------------------------ order
+
+struct NewOrderArgs {
+  std::string symbol;
+  std::string side;
+  std::string quantity;
+  std::string price;
+  std::string type = "limit";
+  std::string tif;
+  std::string expire;
+  std::string stp;
+  bool post_only = false;
+  uint64_t client_order_id = 0;
+  bool client_order_id_set = false;
+  std::string wait = "200ms";
+};
+
+// Builds the NewOrder of `a`, or a usage error.
+Result<w::NewOrder> BuildNewOrder(const NewOrderArgs& a) {
+  w::NewOrder o;
+  o.set_symbol(a.symbol);
+  w::Side side = w::SIDE_UNSPECIFIED;
+  if (!Lookup<w::Side>(a.side, {{"buy", w::SIDE_BUY}, {"sell", w::SIDE_SELL}},
+                       &side)) {
+    return InvalidArgumentError("--side: expected buy or sell, not \"" +
+                                a.side + "\"");
+  }
+  o.set_side(side);
+  w::OrderType type = w::ORDER_TYPE_UNSPECIFIED;
+  if (!Lookup<w::OrderType>(
+          a.type,
+          {{"limit", w::ORDER_TYPE_LIMIT}, {"market", w::ORDER_TYPE_MARKET}},
+          &type)) {
+    return InvalidArgumentError("--type: expected limit or market, not \"" +
+                                a.type + "\"");
+  }
+  o.set_order_type(type);
+  Result<exchange::Quantity> q = client::ParseQuantity(a.quantity);
+  if (!q.has_value())
+    return InvalidArgumentError("--qty: " + q.error().message());
+  o.set_quantity(q.value().lots);
+  if (type == w::ORDER_TYPE_LIMIT) {
+    if (a.price.empty()) {
+      return InvalidArgumentError("--price is required for a limit order");
+    }
+    Result<exchange::Price> p = client::ParsePrice(a.price);
+    if (!p.has_value()) {
+      return InvalidArgumentError("--price: " + p.error().message());
+    }
+    o.set_price(p.value().units);
+  } else if (!a.price.empty()) {
+    return InvalidArgumentError("--price cannot be used with --type market");
+  }
+  w::TimeInForce tif = w::TIME_IN_FORCE_UNSPECIFIED;
+  if (a.tif.empty()) {
+    tif = type == w::ORDER_TYPE_MARKET ? w::TIME_IN_FORCE_IOC
+          : a.expire.empty()           ? w::TIME_IN_FORCE_DAY
+                                       : w::TIME_IN_FORCE_GTD;
+  } else if (!Lookup<w::TimeInForce>(a.tif,
+                                     {{"day", w::TIME_IN_FORCE_DAY},
+                                      {"gtc", w::TIME_IN_FORCE_GTC},
+                                      {"ioc", w::TIME_IN_FORCE_IOC},
+                                      {"fok", w::TIME_IN_FORCE_FOK},
+                                      {"gtd", w::TIME_IN_FORCE_GTD}},
+                                     &tif)) {
+    return InvalidArgumentError(
+        "--tif: expected day, gtc, ioc, fok or gtd, not \"" + a.tif + "\"");
+  }
+  o.set_time_in_force(tif);
+  if (tif == w::TIME_IN_FORCE_GTD) {
+    if (a.expire.empty()) {
+      return InvalidArgumentError("--tif gtd needs --expire");
+    }
+    Result<exchange::Timestamp> t = exchange::ParseUtcTimestamp(a.expire);
+    if (!t.has_value()) {
+      return InvalidArgumentError("--expire: " + t.error().message());
+    }
+    o.set_expire_time_ns(t.value().nanos);
+  } else if (!a.expire.empty()) {
+    return InvalidArgumentError("--expire needs --tif gtd");
+  }
+  o.set_post_only(a.post_only);
+  if (!a.stp.empty()) {
+    w::StpMode stp = w::STP_MODE_ACCOUNT_DEFAULT;
+    if (!Lookup<w::StpMode>(a.stp,
+                            {{"cancel-newest", w::STP_MODE_CANCEL_NEWEST},
+                             {"cancel-oldest", w::STP_MODE_CANCEL_OLDEST},
+                             {"cancel-both", w::STP_MODE_CANCEL_BOTH},
+                             {"decrement", w::STP_MODE_DECREMENT}},
+                            &stp)) {
+      return InvalidArgumentError(
+          "--stp: expected cancel-newest, cancel-oldest, cancel-both or "
+          "decrement, not \"" +
+          a.stp + "\"");
+    }
+    o.set_stp_mode(stp);
+  }
+  if (a.client_order_id_set && a.client_order_id == 0) {
+    return InvalidArgumentError("--client-order-id: must not be 0");
+  }
+  o.set_client_order_id(a.client_order_id != 0 ? a.client_order_id
+                                               : NewClientOrderId());
+  return o;
+}
+
+int RunOrderNew(const GlobalOptions& g, const NewOrderArgs& a) {
+  Result<w::NewOrder> order = BuildNewOrder(a);
+  if (!order.has_value()) return Fail(kExitUsage, order.error().message());
+  Result<milliseconds> settle = ParsePositiveMillis(a.wait, "--wait");
+  if (!settle.has_value()) return Fail(kExitUsage, settle.error().message());
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+
+  w::Envelope e;
+  *e.mutable_new_order() = order.value();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  const uint64_t cl = order.value().client_order_id();
+  // IOC, FOK and market orders end in one command: wait for their end.
+  const bool immediate =
+      order.value().order_type() == w::ORDER_TYPE_MARKET ||
+      order.value().time_in_force() == w::TIME_IN_FORCE_IOC ||
+      order.value().time_in_force() == w::TIME_IN_FORCE_FOK;
+  uint64_t order_id = 0;
+  ReportPrinter printer(c.json());
+  return c.Await(
+      "order", "the order acknowledgement", settle.value(),
+      [&](const w::Envelope& m) {
+        if (!m.has_execution_report()) return kKeepWaiting;
+        const w::ExecutionReport& r = m.execution_report();
+        const bool ours = r.exec_type() != w::EXEC_TYPE_ORDER_STATUS &&
+                          (r.client_order_id() == cl ||
+                           (order_id != 0 && r.order_id() == order_id));
+        if (!ours) return kKeepWaiting;
+        if (r.exec_type() == w::EXEC_TYPE_REJECTED) {
+          if (c.json()) printer.Print(r);
+          return Fail(kExitRejected,
+                      "order rejected: " +
+                          ReasonText(EnumName(r.reject_reason()), r.text()));
+        }
+        printer.Print(r);
+        if (order_id == 0) order_id = r.order_id();
+        if (IsTerminal(r.order_status())) return kExitOk;
+        return immediate ? kKeepWaiting : kSettle;
+      });
+}
+
+int RunOrderCancel(const GlobalOptions& g, uint64_t order_id) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  const uint64_t cl = NewClientOrderId();
+  w::Envelope e;
+  e.mutable_cancel_order()->set_client_order_id(cl);
+  e.mutable_cancel_order()->set_order_id(order_id);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  ReportPrinter printer(c.json());
+  return c.Await(
+      "cancel", "the cancel's answer", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (m.has_cancel_reject()) {
+          const w::CancelReject& r = m.cancel_reject();
+          if (r.replace() ||
+              (r.client_order_id() != cl && r.order_id() != order_id)) {
+            return kKeepWaiting;
+          }
+          if (c.json()) PrintJson(CancelRejectJson(r));
+          return Fail(
+              kExitRejected,
+              "cancel rejected: " + ReasonText(EnumName(r.reason()), r.text()));
+        }
+        if (!m.has_execution_report()) return kKeepWaiting;
+        const w::ExecutionReport& r = m.execution_report();
+        if (r.order_id() != order_id ||
+            r.exec_type() == w::EXEC_TYPE_ORDER_STATUS) {
+          return kKeepWaiting;
+        }
+        printer.Print(r);
+        return r.exec_type() == w::EXEC_TYPE_CANCELED ? kExitOk : kKeepWaiting;
+      });
+}
+
+// Asks for the state of `order_id`; on success stores it in `*out`.
+// Returns kExitOk or the exit code of a printed error.
+int QueryOrder(Connection& c, uint64_t order_id, w::ExecutionReport* out,
+               bool print) {
+  w::Envelope e;
+  e.mutable_order_status_request()->set_order_id(order_id);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await(
+      "order status request", "the order status", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (!m.has_execution_report()) return kKeepWaiting;
+        const w::ExecutionReport& r = m.execution_report();
+        if (r.exec_type() != w::EXEC_TYPE_ORDER_STATUS ||
+            (r.order_id() != order_id &&
+             r.order_status() != w::ORDER_STATUS_UNKNOWN)) {
+          return kKeepWaiting;
+        }
+        if (r.order_status() == w::ORDER_STATUS_UNKNOWN) {
+          if (print && c.json()) PrintJson(ExecutionReportJson(r));
+          return Fail(
+              kExitRejected,
+              "order " + std::to_string(order_id) + ": " +
+                  ReasonText(r.reject_reason() != w::REJECT_REASON_UNSPECIFIED
+                                 ? EnumName(r.reject_reason())
+                                 : "UNKNOWN_ORDER",
+                             r.text()));
+        }
+        if (print) ReportPrinter(c.json()).Print(r);
+        *out = r;
+        return kExitOk;
+      });
+}
+
+int RunOrderStatus(const GlobalOptions& g, uint64_t order_id) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::ExecutionReport r;
+  return QueryOrder(c, order_id, &r, /*print=*/true);
+}
+
+struct ReplaceArgs {
+  uint64_t order_id = 0;
+  std::string price;
+  std::string quantity;
+  std::string wait = "200ms";
+};
+
+int RunOrderReplace(const GlobalOptions& g, const ReplaceArgs& a) {
+  if (a.price.empty() && a.quantity.empty()) {
+    return Fail(kExitUsage, "replace needs --price, --qty or both");
+  }
+  std::optional<exchange::Price> price;
+  std::optional<exchange::Quantity> quantity;
+  if (!a.price.empty()) {
+    Result<exchange::Price> p = client::ParsePrice(a.price);
+    if (!p.has_value())
+      return Fail(kExitUsage, "--price: " + p.error().message());
+    price = p.value();
+  }
+  if (!a.quantity.empty()) {
+    Result<exchange::Quantity> q = client::ParseQuantity(a.quantity);
+    if (!q.has_value())
+      return Fail(kExitUsage, "--qty: " + q.error().message());
+    quantity = q.value();
+  }
+  Result<milliseconds> settle = ParsePositiveMillis(a.wait, "--wait");
+  if (!settle.has_value()) return Fail(kExitUsage, settle.error().message());
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+
+  // ReplaceOrder carries both price and total quantity: take what was not
+  // given from the order's current state.
+  if (!price.has_value() || !quantity.has_value()) {
+    w::ExecutionReport current;
+    const int rc = QueryOrder(c, a.order_id, &current, /*print=*/false);
+    if (rc != kExitOk) return rc;
+    if (!price.has_value()) price = exchange::Price{current.price()};
+    if (!quantity.has_value())
+      quantity = exchange::Quantity{current.quantity()};
+  }
+  const uint64_t cl = NewClientOrderId();
+  w::Envelope e;
+  w::ReplaceOrder* r = e.mutable_replace_order();
+  r->set_client_order_id(cl);
+  r->set_order_id(a.order_id);
+  r->set_price(price->units);
+  r->set_quantity(quantity->lots);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  ReportPrinter printer(c.json());
+  bool replaced = false;
+  return c.Await(
+      "replace", "the replace's answer", settle.value(),
+      [&](const w::Envelope& m) {
+        if (m.has_cancel_reject()) {
+          const w::CancelReject& rej = m.cancel_reject();
+          if (!rej.replace() ||
+              (rej.client_order_id() != cl && rej.order_id() != a.order_id)) {
+            return kKeepWaiting;
+          }
+          if (c.json()) PrintJson(CancelRejectJson(rej));
+          return Fail(kExitRejected,
+                      "replace rejected: " +
+                          ReasonText(EnumName(rej.reason()), rej.text()));
+        }
+        if (!m.has_execution_report()) return kKeepWaiting;
+        const w::ExecutionReport& rep = m.execution_report();
+        if (rep.order_id() != a.order_id ||
+            rep.exec_type() == w::EXEC_TYPE_ORDER_STATUS) {
+          return kKeepWaiting;
+        }
+        printer.Print(rep);
+        if (rep.exec_type() == w::EXEC_TYPE_REPLACED) replaced = true;
+        if (!replaced) return kKeepWaiting;
+        return IsTerminal(rep.order_status()) ? kExitOk : kSettle;
+      });
+}
+
+int RunMassCancel(const GlobalOptions& g, const std::string& symbol) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  const uint64_t cl = NewClientOrderId();
+  w::Envelope e;
+  e.mutable_mass_cancel()->set_client_order_id(cl);
+  e.mutable_mass_cancel()->set_symbol(symbol);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await(
+      "mass cancel", "the mass cancel report", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (!m.has_mass_cancel_report()) return kKeepWaiting;
+        const w::MassCancelReport& r = m.mass_cancel_report();
+        if (r.client_order_id() != cl && r.client_order_id() != 0) {
+          return kKeepWaiting;
+        }
+        if (c.json()) {
+          PrintJson(MassCancelReportJson(r));
+        } else if (r.reject_reason() == w::REJECT_REASON_UNSPECIFIED) {
+          Print(MassCancelReportText(r));
+        }
+        if (r.reject_reason() != w::REJECT_REASON_UNSPECIFIED) {
+          return Fail(kExitRejected,
+                      "mass cancel rejected: " +
+                          ReasonText(EnumName(r.reject_reason()), r.text()));
+        }
+        return kExitOk;
+      });
+}
+
+// ------------------------------------------------------------ market data
+
+struct MarketArgs {
+  std::string symbol;
+  std::size_t depth = 10;
+  uint32_t limit = 20;
+  uint64_t updates = 0;
+};
+
+void Unsubscribe(Connection& c, const std::string& symbol) {
+  w::Envelope e;
+  e.mutable_market_data_unsubscribe()->set_symbol(symbol);
+  (void)c.client().Send(e);
+}
+
+int RunBook(const GlobalOptions& g, const MarketArgs& a) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  e.mutable_market_data_subscribe()->set_symbol(a.symbol);
+  e.mutable_market_data_subscribe()->set_depth(true);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  const int rc = c.Await(
+      "book request", "the book snapshot", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (!m.has_book_snapshot() || m.book_snapshot().symbol() != a.symbol) {
+          return kKeepWaiting;
+        }
+        LocalBook book;
+        book.Reset(m.book_snapshot());
+        if (c.json()) {
+          PrintJson(book.Json(a.depth));
+        } else {
+          Print(book.Text(a.depth));
+        }
+        return kExitOk;
+      });
+  if (rc == kExitOk) Unsubscribe(c, a.symbol);
+  return rc;
+}
+
+int RunTrades(const GlobalOptions& g, const MarketArgs& a) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  e.mutable_market_data_subscribe()->set_symbol(a.symbol);
+  e.mutable_market_data_subscribe()->set_trades(true);
+  e.mutable_market_data_subscribe()->set_recent_trades(a.limit);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  // The gateway answers one session's requests in order, so the answer to
+  // a request sent behind the subscription marks the end of the resent
+  // trades.
+  w::Envelope marker;
+  marker.mutable_grade_list_request();
+  if (const int rc = c.Send(marker); rc != kExitOk) return rc;
+  std::vector<w::TradePrint> trades;
+  const int rc = c.Await(
+      "trades request", "the recent trades", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (m.has_trade_print() && m.trade_print().symbol() == a.symbol) {
+          trades.push_back(m.trade_print());
+          return trades.size() >= a.limit ? kExitOk : kKeepWaiting;
+        }
+        return m.has_grade_list() ? kExitOk : kKeepWaiting;
+      });
+  if (rc != kExitOk) return rc;
+  Unsubscribe(c, a.symbol);
+  if (c.json()) {
+    for (const w::TradePrint& t : trades) PrintJson(TradeJson(t));
+  } else if (trades.empty()) {
+    Print("no trades in " + a.symbol + "\n");
+  } else {
+    std::string out = TradeHeader();
+    for (const w::TradePrint& t : trades) out += TradeRow(t);
+    Print(out);
+  }
+  return kExitOk;
+}
+
+int RunWatch(const GlobalOptions& g, const MarketArgs& a) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  e.mutable_market_data_subscribe()->set_symbol(a.symbol);
+  e.mutable_market_data_subscribe()->set_depth(true);
+  e.mutable_market_data_subscribe()->set_trades(true);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+
+  LocalBook book;
+  bool have_book = false;
+  uint64_t updates = 0;
+  std::optional<w::TradePrint> last_trade;
+  const auto draw = [&] {
+    std::string out = "\x1b[H\x1b[2J" + book.Text(a.depth) + "\n";
+    if (last_trade.has_value()) {
+      out += "last trade: " + std::to_string(last_trade->quantity()) + " @ " +
+             client::FormatPrice(exchange::Price{last_trade->price()}) + " " +
+             EnumName(last_trade->aggressor_side()) + "  " +
+             FormatTime(last_trade->time_ns()) + "\n";
+    }
+    out += "updates: " + std::to_string(updates) +
+           (a.updates != 0 ? " of " + std::to_string(a.updates) : "") +
+           "  (Ctrl-C to quit)\n";
+    Print(out);
+  };
+  // Until the snapshot arrives, the usual --timeout applies.
+  const int rc = c.Await(
+      "watch request", "the book snapshot", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (!m.has_book_snapshot() || m.book_snapshot().symbol() != a.symbol) {
+          return kKeepWaiting;
+        }
+        book.Reset(m.book_snapshot());
+        have_book = true;
+        return kExitOk;
+      });
+  if (rc != kExitOk) return rc;
+  if (c.json()) {
+    PrintJson(book.Json(a.depth));
+  } else {
+    draw();
+  }
+  while (a.updates == 0 || updates < a.updates) {
+    Result<w::Envelope> r = c.client().Receive(kWatchPoll);
+    if (!r.has_value()) {
+      if (r.error().code() == StatusCode::kResourceExhausted) continue;
+      return FailStatus(r.error());
+    }
+    const w::Envelope& m = r.value();
+    if (m.has_book_update() && book.Apply(m.book_update())) {
+      ++updates;
+      if (c.json()) {
+        PrintJson(BookUpdateJson(m.book_update()));
+      } else {
+        draw();
+      }
+    } else if (m.has_trade_print() && m.trade_print().symbol() == a.symbol) {
+      last_trade = m.trade_print();
+      if (c.json()) {
+        PrintJson(TradeJson(m.trade_print()));
+      } else {
+        draw();
+      }
+    } else if (m.has_book_snapshot() &&
+               m.book_snapshot().symbol() == a.symbol) {
+      book.Reset(m.book_snapshot());
+      if (c.json()) {
+        PrintJson(book.Json(a.depth));
+      } else {
+        draw();
+      }
+    } else if (m.has_session_reject()) {
+      return Fail(
+          kExitRejected,
+          "watch rejected: " + ReasonText(EnumName(m.session_reject().reason()),
+                                          m.session_reject().text()));
+    }
+  }
+  Unsubscribe(c, a.symbol);
+  return kExitOk;
+}
+
+// -------------------------------------------------------------- reference
+
+int RunInstruments(const GlobalOptions& g) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  e.mutable_instrument_list_request();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await(
+      "instrument list request", "the instrument list", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (!m.has_instrument_list()) return kKeepWaiting;
+        if (c.json()) {
+          for (const w::Instrument& i : m.instrument_list().instruments()) {
+            PrintJson(InstrumentJson(i));
+          }
+        } else {
+          Print(InstrumentsText(m.instrument_list()));
+        }
+        return kExitOk;
+      });
+}
+
+int RunGrades(const GlobalOptions& g) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  e.mutable_grade_list_request();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await("grade list request", "the grade list", milliseconds(0),
+                 [&](const w::Envelope& m) {
+                   if (!m.has_grade_list()) return kKeepWaiting;
+                   if (c.json()) {
+                     for (const w::Grade& gr : m.grade_list().grades()) {
+                       PrintJson(GradeJson(gr));
+                     }
+                   } else {
+                     Print(GradesText(m.grade_list()));
+                   }
+                   return kExitOk;
+                 });
+}
+
+// ------------------------------------------------------------------ admin
+
+struct ClockArgs {
+  std::string duration;
+  std::string time;
+};
+
+int RunClock(const GlobalOptions& g, const w::ClockRequest& request) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  *e.mutable_clock_request() = request;
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await("clock request", "the clock report", milliseconds(0),
+                 [&](const w::Envelope& m) {
+                   if (!m.has_clock_report()) return kKeepWaiting;
+                   Print(c.json() ? ClockJson(m.clock_report()) + "\n"
+                                  : ClockText(m.clock_report()));
+                   return kExitOk;
+                 });
+}
+
+int RunHashPassword(bool json, uint32_t iterations) {
+  std::string password((std::istreambuf_iterator<char>(std::cin)),
+                       std::istreambuf_iterator<char>());
+  if (!password.empty() && password.back() == '\n') password.pop_back();
+  if (!password.empty() && password.back() == '\r') password.pop_back();
+  if (password.empty()) {
+    return Fail(kExitUsage, "no password on stdin");
+  }
+  if (password.find('\n') != std::string::npos) {
+    return Fail(kExitUsage, "the password on stdin must be one line");
+  }
+  const std::string hash = HashPassword(password, NewSalt(), iterations);
+  if (hash.empty()) return Fail(kExitRejected, "cannot hash the password");
+  Print(
+      json ? JsonObject().Str("type", "password_hash").Str("hash", hash).str() +
+                 "\n"
+           : hash + "\n");
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddGatewayCommands(CLI::App& app, int* exit_code) {
+  auto g = std::make_shared<GlobalOptions>();
+  const std::string conn = "Connection";
+  app.add_option("--host", g->host, "Gateway host (env CFX_HOST)")
+      ->envname("CFX_HOST")
+      ->capture_default_str()
+      ->group(conn);
+  app.add_option("--port", g->port, "Gateway port (env CFX_PORT)")
+      ->envname("CFX_PORT")
+      ->capture_default_str()
+      ->group(conn)
+      ->check(DecimalDigits());
+  app.add_option("--api-key", g->api_key,
+                 "API key, e.g. trader-a (env CFX_API_KEY)")
+      ->envname("CFX_API_KEY")
+      ->group(conn);
+  app.add_option("--secret", g->secret,
+                 "API secret, e.g. demo-trader-a (env CFX_API_SECRET)")
+      ->envname("CFX_API_SECRET")
+      ->group(conn);
+  app.add_option("--timeout", g->timeout,
+                 "How long to wait for each answer, e.g. 5s or 500ms")
+      ->capture_default_str()
+      ->group(conn);
+  app.add_flag("--json", g->json, "One JSON object per result")
+      ->group("Output");
+
+  // order
+  CLI::App* order = app.add_subcommand("order", "Enter and manage orders");
+  order->require_subcommand(1);
+
+  auto n = std::make_shared<NewOrderArgs>();
+  CLI::App* neworder = order->add_subcommand(
+      "new", "Send a new order; print its acknowledgement or reject and fills");
+  neworder->add_option("--symbol", n->symbol, "Instrument, e.g. XB2SZ6")
+      ->required();
+  neworder->add_option("--side", n->side, "buy or sell")->required();
+  neworder->add_option("--qty", n->quantity, "Quantity in lots")->required();
+  neworder->add_option("--price", n->price,
+                       "Limit price in USD per GPU-hour, e.g. 5.80");
+  neworder->add_option("--type", n->type, "limit or market")
+      ->capture_default_str();
+  neworder->add_option("--tif", n->tif,
+                       "day, gtc, ioc, fok or gtd (default: day; ioc for "
+                       "market orders; gtd with --expire)");
+  neworder->add_option("--expire", n->expire,
+                       "GTD expiry, UTC, e.g. 2026-12-02T00:00:00Z");
+  neworder->add_flag("--post-only", n->post_only,
+                     "Reject instead of taking liquidity");
+  neworder->add_option("--stp", n->stp,
+                       "Self-trade prevention: cancel-newest, cancel-oldest, "
+                       "cancel-both or decrement (default: the account's)");
+  CLI::Option* cl_opt = neworder->add_option(
+      "--client-order-id", n->client_order_id,
+      "Client order id, nonzero (default: from the clock)");
+  cl_opt->check(DecimalDigits());
+  neworder
+      ->add_option("--wait", n->wait,
+                   "After the acknowledgement, print the order's reports "
+                   "for this long")
+      ->capture_default_str();
+  neworder->callback([g, n, cl_opt, exit_code] {
+    n->client_order_id_set = cl_opt->count() > 0;
+    *exit_code = RunOrderNew(*g, *n);
+  });
+
+  auto cancel_id = std::make_shared<uint64_t>(0);
+  CLI::App* cancel = order->add_subcommand("cancel", "Cancel an order");
+  cancel->add_option("ORDER_ID", *cancel_id, "Exchange order id")
+      ->required()
+      ->check(DecimalDigits());
+  cancel->callback([g, cancel_id, exit_code] {
+    *exit_code = RunOrderCancel(*g, *cancel_id);
+  });
+
+  auto rep = std::make_shared<ReplaceArgs>();
+  CLI::App* replace = order->add_subcommand(
+      "replace", "Change an order's price and/or total quantity");
+  replace->add_option("ORDER_ID", rep->order_id, "Exchange order id")
+      ->required()
+      ->check(DecimalDigits());
+  replace->add_option("--price", rep->price, "New limit price, e.g. 5.81");
+  replace->add_option("--qty", rep->quantity,
+                      "New total quantity in lots, filled lots included");
+  replace
+      ->add_option("--wait", rep->wait,
+                   "After the acknowledgement, print the order's reports "
+                   "for this long")
+      ->capture_default_str();
+  replace->callback(
+      [g, rep, exit_code] { *exit_code = RunOrderReplace(*g, *rep); });
+
+  auto status_id = std::make_shared<uint64_t>(0);
+  CLI::App* status = order->add_subcommand("status", "Show an order's state");
+  status->add_option("ORDER_ID", *status_id, "Exchange order id")
+      ->required()
+      ->check(DecimalDigits());
+  status->callback([g, status_id, exit_code] {
+    *exit_code = RunOrderStatus(*g, *status_id);
+  });
+
+  auto mass_symbol = std::make_shared<std::string>();
+  CLI::App* mass = order->add_subcommand(
+      "mass-cancel", "Cancel all resting orders, or those in one symbol");
+  mass->add_option("--symbol", *mass_symbol, "Only this instrument");
+  mass->callback([g, mass_symbol, exit_code] {
+    *exit_code = RunMassCancel(*g, *mass_symbol);
+  });
+
+  // market data
+  auto book_args = std::make_shared<MarketArgs>();
+  CLI::App* book = app.add_subcommand("book", "Print an order book snapshot");
+  book->add_option("SYMBOL", book_args->symbol, "Instrument")->required();
+  book->add_option("--depth", book_args->depth, "Levels per side (0 = all)")
+      ->capture_default_str()
+      ->check(DecimalDigits());
+  book->callback(
+      [g, book_args, exit_code] { *exit_code = RunBook(*g, *book_args); });
+
+  auto trade_args = std::make_shared<MarketArgs>();
+  CLI::App* trades = app.add_subcommand("trades", "Print recent trades");
+  trades->add_option("SYMBOL", trade_args->symbol, "Instrument")->required();
+  trades->add_option("--limit", trade_args->limit, "How many (1 to 1000)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint32_t{1}, kMaxRecentTrades))
+      ->check(DecimalDigits());
+  trades->callback(
+      [g, trade_args, exit_code] { *exit_code = RunTrades(*g, *trade_args); });
+
+  auto watch_args = std::make_shared<MarketArgs>();
+  CLI::App* watch =
+      app.add_subcommand("watch", "A live order book in the terminal");
+  watch->add_option("SYMBOL", watch_args->symbol, "Instrument")->required();
+  watch->add_option("--depth", watch_args->depth, "Levels per side (0 = all)")
+      ->capture_default_str()
+      ->check(DecimalDigits());
+  watch
+      ->add_option("--updates", watch_args->updates,
+                   "Exit after this many book updates (0 = until Ctrl-C)")
+      ->capture_default_str()
+      ->check(DecimalDigits());
+  watch->callback(
+      [g, watch_args, exit_code] { *exit_code = RunWatch(*g, *watch_args); });
+
+  // reference data
+  app.add_subcommand("instruments", "List the listed instruments")
+      ->callback([g, exit_code] { *exit_code = RunInstruments(*g); });
+  app.add_subcommand("grades", "List the grades")->callback([g, exit_code] {
+    *exit_code = RunGrades(*g);
+  });
+
+  // admin
+  CLI::App* admin = app.add_subcommand("admin", "Exchange administration");
+  admin->require_subcommand(1);
+  CLI::App* clock = admin->add_subcommand(
+      "clock", "Show, advance or set the exchange clock (admin role)");
+  clock->require_subcommand(0, 1);
+  auto clock_args = std::make_shared<ClockArgs>();
+  clock->add_subcommand("show", "Show the exchange time (the default)");
+  CLI::App* advance = clock->add_subcommand(
+      "advance", "Move the simulated clock forward, e.g. by 6h");
+  advance->add_option("DURATION", clock_args->duration, "e.g. 90s, 15m, 6h, 2d")
+      ->required();
+  CLI::App* set = clock->add_subcommand(
+      "set", "Move the simulated clock to a time, e.g. 2026-12-02T00:00:00Z");
+  set->add_option("TIME", clock_args->time, "UTC, YYYY-MM-DDTHH:MM:SSZ")
+      ->required();
+  clock->callback([g, clock_args, advance, set, exit_code] {
+    w::ClockRequest request;
+    if (*advance) {
+      Result<std::chrono::nanoseconds> d = ParseDuration(clock_args->duration);
+      if (!d.has_value()) {
+        *exit_code = Fail(kExitUsage, d.error().message());
+        return;
+      }
+      if (d.value().count() <= 0) {
+        *exit_code = Fail(kExitUsage, "the clock only advances by more than 0");
+        return;
+      }
+      request.set_advance_ns(d.value().count());
+    } else if (*set) {
+      Result<exchange::Timestamp> t =
+          exchange::ParseUtcTimestamp(clock_args->time);
+      if (!t.has_value()) {
+        *exit_code = Fail(kExitUsage, t.error().message());
+        return;
+      }
+      request.set_set_time_ns(t.value().nanos);
+    } else {
+      request.set_read(true);
+    }
+    *exit_code = RunClock(*g, request);
+  });
+
+  auto iterations = std::make_shared<uint32_t>(kDefaultPasswordIterations);
+  CLI::App* hash = admin->add_subcommand(
+      "hash-password",
+      "Read a password from stdin, print its pbkdf2-sha256 hash for the "
+      "config");
+  hash->add_option("--iterations", *iterations, "PBKDF2 iterations")
+      ->capture_default_str()
+      ->check(CLI::Range(uint32_t{1}, kMaxPasswordIterations))
+      ->check(DecimalDigits());
+  hash->callback([g, iterations, exit_code] {
+    *exit_code = RunHashPassword(g->json, *iterations);
+  });
+}
+
+}  // namespace cfx::gateway::cli

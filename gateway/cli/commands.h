@@ -1,0 +1,35 @@
+#pragma once
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace cfx::gateway::cli {
+
+// Exit codes of the cfx tool (docs/cli.md). The journal commands use the
+// same numbers (exchange/journal_tool.h).
+inline constexpr int kExitOk = 0;
+// The exchange refused: an order, cancel, replace or mass cancel was
+// rejected, a request got a SessionReject, or the order is unknown.
+inline constexpr int kExitRejected = 1;
+// Bad arguments: unknown options, malformed values, missing credentials.
+inline constexpr int kExitUsage = 2;
+// Cannot connect, logon failed, or the connection was lost or corrupted.
+inline constexpr int kExitConnection = 3;
+// No answer in time (--timeout).
+inline constexpr int kExitTimeout = 4;
+
+// Registers, on the root `app`, the connection options (--host, --port,
+// --api-key, --secret, their CFX_* environment variables, --json,
+// --timeout) and the commands that use the protobuf gateway: `order new |
+// cancel | replace | status | mass-cancel`, `book`, `trades`,
+// `instruments`, `grades`, `watch` and `admin clock | hash-password`.
+// REQUIRES: `app` falls through to its parent (CLI::App::fallthrough()) so
+// the connection options may follow a subcommand.
+//
+// The command that runs prints its results to stdout, at most one error
+// line ("cfx: ...") to stderr, and writes its exit code to `*exit_code`,
+// which must remain live while `app` parses.
+void AddGatewayCommands(CLI::App& app, int* exit_code);
+
+}  // namespace cfx::gateway::cli

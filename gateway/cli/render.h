@@ -1,0 +1,87 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cfx/wire/v1/wire.pb.h"
+
+namespace cfx::gateway::cli {
+
+// How the cfx tool shows protocol messages: readable text (aligned columns,
+// prices as decimals) or one JSON object per result (prices as decimal
+// strings, times as UTC text plus *_ns integers). Every text function
+// returns whole lines, each ending in '\n'; JSON functions return one object
+// without a newline.
+
+// "PRICE_NOT_ON_TICK: text", or just the name when the text is empty or
+// repeats it.
+std::string ReasonText(const std::string& name, const std::string& text);
+
+// Execution reports as rows of a table with fixed-width columns.
+std::string ExecutionReportHeader();
+std::string ExecutionReportRow(const wire::v1::ExecutionReport& r);
+std::string ExecutionReportJson(const wire::v1::ExecutionReport& r);
+
+std::string CancelRejectJson(const wire::v1::CancelReject& r);
+std::string MassCancelReportText(const wire::v1::MassCancelReport& r);
+std::string MassCancelReportJson(const wire::v1::MassCancelReport& r);
+std::string SessionRejectJson(const wire::v1::SessionReject& r);
+
+// Trade prints as table rows.
+std::string TradeHeader();
+std::string TradeRow(const wire::v1::TradePrint& t);
+std::string TradeJson(const wire::v1::TradePrint& t);
+
+std::string BookUpdateJson(const wire::v1::BookUpdate& u);
+
+// Reference data as aligned tables, and one JSON object per item.
+std::string InstrumentsText(const wire::v1::InstrumentList& list);
+std::string InstrumentJson(const wire::v1::Instrument& i);
+std::string GradesText(const wire::v1::GradeList& list);
+std::string GradeJson(const wire::v1::Grade& g);
+
+std::string ClockText(const wire::v1::ClockReport& c);
+std::string ClockJson(const wire::v1::ClockReport& c);
+
+// Pads each column of `rows` to its widest cell, two spaces apart; columns
+// whose index is in `right` are right-aligned. Trailing spaces are dropped.
+std::string FormatTable(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<std::size_t>& right);
+
+// An L2 book kept from a BookSnapshot and the BookUpdates after it.
+//
+// Thread: one thread. Memory: one map node per price level.
+class LocalBook {
+ public:
+  void Reset(const wire::v1::BookSnapshot& s);
+  // Applies an update of this book's symbol with seq at or after the
+  // snapshot's; returns false (and changes nothing) for any other.
+  bool Apply(const wire::v1::BookUpdate& u);
+
+  // A side-by-side ladder of the best `depth` levels a side (0 = all) under
+  // a title line "SYMBOL  STATE  seq N".
+  std::string Text(std::size_t depth) const;
+  std::string Json(std::size_t depth) const;
+
+  const std::string& symbol() const { return symbol_; }
+  uint64_t seq() const { return seq_; }
+
+ private:
+  struct Level {
+    int64_t quantity = 0;
+    uint32_t orders = 0;
+  };
+
+  std::string symbol_;
+  uint64_t seq_ = 0;           // of the newest change applied
+  uint64_t snapshot_seq_ = 0;  // updates after this one apply
+  wire::v1::InstrumentState state_ = wire::v1::INSTRUMENT_STATE_UNSPECIFIED;
+  std::map<int64_t, Level, std::greater<>> bids_;  // best (highest) first
+  std::map<int64_t, Level> asks_;                  // best (lowest) first
+};
+
+}  // namespace cfx::gateway::cli

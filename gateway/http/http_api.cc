@@ -1,0 +1,354 @@
+#include "gateway/http/http_api.h"
+
+#include <utility>
+
+#include "exchange/clock.h"
+#include "gateway/http/json.h"
+
+namespace cfx::gateway {
+
+namespace {
+
+using exchange::InstrumentState;
+using exchange::Side;
+
+constexpr std::string_view kInstrumentsPath = "/api/v1/instruments";
+constexpr std::string_view kBookPrefix = "/api/v1/book/";
+constexpr std::string_view kTradesPrefix = "/api/v1/trades/";
+constexpr std::string_view kHealthPath = "/healthz";
+constexpr std::string_view kMetricsPath = "/metrics";
+// Longest query value accepted: the limits are at most 4 digits.
+constexpr std::size_t kMaxNumberLength = 7;
+constexpr std::size_t kMaxKeyLength = 32;
+
+std::string_view StateName(InstrumentState s) {
+  switch (s) {
+    case InstrumentState::kPreOpen:
+      return "pre_open";
+    case InstrumentState::kOpen:
+      return "open";
+    case InstrumentState::kHalted:
+      return "halted";
+    case InstrumentState::kClosed:
+      return "closed";
+    case InstrumentState::kExpired:
+      return "expired";
+    case InstrumentState::kNone:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view KindName(exchange::InstrumentKind k) {
+  switch (k) {
+    case exchange::InstrumentKind::kFuture:
+      return "future";
+    case exchange::InstrumentKind::kSpot:
+      return "spot";
+    case exchange::InstrumentKind::kNone:
+      break;
+  }
+  return "unknown";
+}
+
+bool IsSymbolChar(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+bool IsValidSymbol(std::string_view s) {
+  if (s.empty() || s.size() > kMaxSymbolLength) return false;
+  for (const char c : s) {
+    if (!IsSymbolChar(c)) return false;
+  }
+  return true;
+}
+
+bool IsKeyChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+}
+
+HttpReply Json(unsigned status, std::string body, Metrics::Endpoint endpoint) {
+  return HttpReply{status, std::string(kJsonContentType), std::move(body),
+                   endpoint};
+}
+
+HttpReply Error(unsigned status, std::string_view message,
+                Metrics::Endpoint endpoint) {
+  JsonWriter w;
+  w.BeginObject().Key("error").String(message).EndObject();
+  return Json(status, w.Take(), endpoint);
+}
+
+// One numeric query parameter, e.g. depth=5.
+struct NumberParam {
+  std::string_view name;
+  std::size_t value;
+  std::size_t max;
+  bool seen = false;
+};
+
+// Parses `query` ("a=1&b=2", possibly empty) into `params`. Every key must
+// be one of `params`, at most once, with a decimal value in [0, max].
+// Returns an error message, or empty on success.
+std::string ParseQuery(std::string_view query, NumberParam* params,
+                       std::size_t n_params) {
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view item = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view()
+                                          : query.substr(amp + 1);
+    if (item.empty()) continue;  // "a=1&&b=2", a trailing '&'
+    const std::size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    if (key.empty() || key.size() > kMaxKeyLength) return "malformed query";
+    for (const char c : key) {
+      if (!IsKeyChar(c)) return "malformed query";
+    }
+    NumberParam* param = nullptr;
+    for (std::size_t i = 0; i < n_params; ++i) {
+      if (params[i].name == key) param = &params[i];
+    }
+    if (param == nullptr) {
+      return "unknown query parameter \"" + std::string(key) + "\"";
+    }
+    const std::string range = "query parameter \"" + std::string(key) +
+                              "\" must be an integer from 0 to " +
+                              std::to_string(param->max);
+    if (param->seen) {
+      return "query parameter \"" + std::string(key) + "\" given twice";
+    }
+    if (eq == std::string_view::npos) return range;
+    const std::string_view value = item.substr(eq + 1);
+    if (value.empty() || value.size() > kMaxNumberLength) return range;
+    std::size_t v = 0;
+    for (const char c : value) {
+      if (c < '0' || c > '9') return range;
+      v = v * 10 + static_cast<std::size_t>(c - '0');
+    }
+    if (v > param->max) return range;
+    param->value = v;
+    param->seen = true;
+  }
+  return {};
+}
+
+}  // namespace
+
+HttpApi::HttpApi(const ServerConfig& config, const MarketDataStore& md,
+                 Metrics& metrics, std::function<HealthInfo()> health)
+    : config_(config), md_(md), metrics_(metrics), health_(std::move(health)) {
+  rows_.reserve(config.instruments.size());
+  for (const auto& info : config.instruments) {
+    Row row{&info, exchange::InstrumentConfig{}};
+    row.engine.id = info.id;
+    for (const auto& ic : config.engine.instruments) {
+      if (ic.id == info.id) row.engine = ic;
+    }
+    rows_.push_back(row);
+  }
+}
+
+const HttpApi::Row* HttpApi::FindRow(std::string_view symbol) const {
+  const InstrumentInfo* info = config_.FindInstrument(symbol);
+  if (info == nullptr) return nullptr;
+  for (const auto& row : rows_) {
+    if (row.info == info) return &row;
+  }
+  return nullptr;
+}
+
+HttpReply HttpApi::Handle(std::string_view method,
+                          std::string_view target) const {
+  using Endpoint = Metrics::Endpoint;
+  if (target.empty() || target.front() != '/' ||
+      target.size() > kMaxTargetLength) {
+    return Error(400, "malformed request target", Endpoint::kOther);
+  }
+  for (const char c : target) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f || c == '#') {
+      return Error(400, "malformed request target", Endpoint::kOther);
+    }
+  }
+  const std::size_t question = target.find('?');
+  const std::string_view path = target.substr(0, question);
+  const std::string_view query = question == std::string_view::npos
+                                     ? std::string_view()
+                                     : target.substr(question + 1);
+
+  // Route first, so an unknown path is 404 whatever the method.
+  Endpoint endpoint = Endpoint::kOther;
+  std::string_view symbol;
+  if (path == kInstrumentsPath) {
+    endpoint = Endpoint::kInstruments;
+  } else if (path.substr(0, kBookPrefix.size()) == kBookPrefix) {
+    endpoint = Endpoint::kBook;
+    symbol = path.substr(kBookPrefix.size());
+  } else if (path.substr(0, kTradesPrefix.size()) == kTradesPrefix) {
+    endpoint = Endpoint::kTrades;
+    symbol = path.substr(kTradesPrefix.size());
+  } else if (path == kHealthPath) {
+    endpoint = Endpoint::kHealthz;
+  } else if (path == kMetricsPath) {
+    endpoint = Endpoint::kMetrics;
+  } else {
+    return Error(404, "not found", Endpoint::kOther);
+  }
+  if (method != "GET" && method != "HEAD") {
+    return Error(405, "method not allowed", endpoint);
+  }
+
+  NumberParam params[1] = {{"", 0, 0}};
+  std::size_t n_params = 0;
+  if (endpoint == Endpoint::kBook) {
+    params[0] = {"depth", kDefaultBookDepth, kMaxBookDepth};
+    n_params = 1;
+  } else if (endpoint == Endpoint::kTrades) {
+    params[0] = {"limit", kDefaultTradeLimit, kMaxTradeLimit};
+    n_params = 1;
+  }
+  if (std::string error = ParseQuery(query, params, n_params); !error.empty()) {
+    return Error(400, error, endpoint);
+  }
+
+  const Row* row = nullptr;
+  if (endpoint == Endpoint::kBook || endpoint == Endpoint::kTrades) {
+    if (!IsValidSymbol(symbol)) return Error(400, "invalid symbol", endpoint);
+    row = FindRow(symbol);
+    if (row == nullptr) {
+      return Error(404, "unknown symbol \"" + std::string(symbol) + "\"",
+                   endpoint);
+    }
+  }
+
+  switch (endpoint) {
+    case Endpoint::kInstruments:
+      return Instruments();
+    case Endpoint::kBook:
+      return Book(*row, params[0].value);
+    case Endpoint::kTrades:
+      return Trades(*row, params[0].value);
+    case Endpoint::kHealthz:
+      return Health();
+    case Endpoint::kMetrics:
+      return HttpReply{200, std::string(kMetricsContentType), metrics_.Render(),
+                       Endpoint::kMetrics};
+    case Endpoint::kOther:
+      break;
+  }
+  return Error(404, "not found", Endpoint::kOther);
+}
+
+HttpReply HttpApi::Instruments() const {
+  JsonWriter w;
+  std::vector<BookLevel> best;
+  w.BeginObject().Key("seq").Uint(md_.last_seq().value);
+  w.Key("instruments").BeginArray();
+  for (const auto& row : rows_) {
+    const InstrumentInfo& info = *row.info;
+    w.BeginObject();
+    w.Key("symbol").String(info.symbol);
+    w.Key("kind").String(KindName(info.kind));
+    w.Key("grade").String(info.grade);
+    w.Key("root").String(info.root);
+    w.Key("contract_gpu_hours").Int(info.contract_gpu_hours);
+    w.Key("maturity").String(info.maturity);
+    w.Key("last_trading_day").String(info.last_trading_day);
+    w.Key("tick").Price(row.engine.tick);
+    w.Key("min_quantity").Int(row.engine.min_quantity.lots);
+    w.Key("max_quantity").Int(row.engine.max_quantity.lots);
+    w.Key("price_band_bps").Int(row.engine.band_bps);
+    w.Key("reference_price").Price(md_.reference_price(info.id));
+    w.Key("state").String(StateName(md_.state(info.id)));
+    for (const Side side : {Side::kBuy, Side::kSell}) {
+      md_.Levels(info.id, side, 1, &best);
+      w.Key(side == Side::kBuy ? "best_bid" : "best_ask");
+      if (best.empty()) {
+        w.Null();
+      } else {
+        w.Price(best.front().price);
+      }
+    }
+    const exchange::Price last = md_.last_price(info.id);
+    w.Key("last_price");
+    if (last.units == 0) {
+      w.Null();
+    } else {
+      w.Price(last);
+    }
+    w.Key("volume").Int(md_.volume(info.id).lots);
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  return Json(200, w.Take(), Metrics::Endpoint::kInstruments);
+}
+
+HttpReply HttpApi::Book(const Row& row, std::size_t depth) const {
+  const InstrumentInfo& info = *row.info;
+  JsonWriter w;
+  std::vector<BookLevel> levels;
+  w.BeginObject();
+  w.Key("symbol").String(info.symbol);
+  w.Key("seq").Uint(md_.last_seq().value);
+  w.Key("state").String(StateName(md_.state(info.id)));
+  for (const Side side : {Side::kBuy, Side::kSell}) {
+    md_.Levels(info.id, side, depth, &levels);
+    w.Key(side == Side::kBuy ? "bids" : "asks").BeginArray();
+    for (const auto& level : levels) {
+      w.BeginObject();
+      w.Key("price").Price(level.price);
+      w.Key("quantity").Int(level.quantity.lots);
+      w.Key("orders").Uint(level.order_count);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+  return Json(200, w.Take(), Metrics::Endpoint::kBook);
+}
+
+HttpReply HttpApi::Trades(const Row& row, std::size_t limit) const {
+  const InstrumentInfo& info = *row.info;
+  std::vector<TradeRecord> trades;
+  md_.RecentTrades(info.id, limit, &trades);
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("symbol").String(info.symbol);
+  w.Key("trades").BeginArray();
+  for (const auto& t : trades) {
+    w.BeginObject();
+    w.Key("trade_id").Uint(t.id.value);
+    w.Key("seq").Uint(t.seq.value);
+    w.Key("time").String(exchange::FormatUtcTimestamp(t.ts));
+    w.Key("price").Price(t.price);
+    w.Key("quantity").Int(t.quantity.lots);
+    w.Key("aggressor")
+        .String(t.aggressor == Side::kBuy    ? "buy"
+                : t.aggressor == Side::kSell ? "sell"
+                                             : "none");
+    w.EndObject();
+  }
+  w.EndArray().EndObject();
+  return Json(200, w.Take(), Metrics::Endpoint::kTrades);
+}
+
+HttpReply HttpApi::Health() const {
+  HealthInfo h{true, "ok", 0, 0, 0};
+  if (health_) h = health_();
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("ok").Bool(h.ok);
+  w.Key("status").String(h.status);
+  w.Key("durable_seq").Uint(h.durable_seq);
+  w.Key("applied_seq").Uint(h.applied_seq);
+  w.Key("exchange_time")
+      .String(exchange::FormatUtcTimestamp(
+          exchange::Timestamp{h.exchange_time_ns}));
+  w.Key("exchange_time_ns").Int(h.exchange_time_ns);
+  w.EndObject();
+  return Json(h.ok ? 200 : 503, w.Take(), Metrics::Endpoint::kHealthz);
+}
+
+}  // namespace cfx::gateway

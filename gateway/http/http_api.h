@@ -1,0 +1,80 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "exchange/core/engine_config.h"
+#include "gateway/config/server_config.h"
+#include "gateway/http/metrics.h"
+#include "gateway/md/market_data.h"
+
+namespace cfx::gateway {
+
+// What /healthz reports; supplied by the server on each request.
+struct HealthInfo {
+  bool ok = false;
+  std::string status;  // "ok" or a reason
+  uint64_t durable_seq = 0;
+  uint64_t applied_seq = 0;
+  int64_t exchange_time_ns = 0;
+};
+
+// One answer of the HTTP API, before framing.
+struct HttpReply {
+  unsigned status = 200;
+  std::string content_type;
+  std::string body;
+  Metrics::Endpoint endpoint = Metrics::Endpoint::kOther;
+};
+
+// Query limits of the HTTP API (docs/http.md).
+inline constexpr std::size_t kDefaultBookDepth = 10;
+inline constexpr std::size_t kMaxBookDepth = 1000;
+inline constexpr std::size_t kDefaultTradeLimit = 100;
+inline constexpr std::size_t kMaxTradeLimit = 1000;
+inline constexpr std::size_t kMaxSymbolLength = 32;
+inline constexpr std::size_t kMaxTargetLength = 2048;
+
+inline constexpr std::string_view kJsonContentType = "application/json";
+inline constexpr std::string_view kMetricsContentType =
+    "text/plain; version=0.0.4; charset=utf-8";
+
+// The read-only HTTP API (docs/http.md), without the transport: maps a
+// request's method and target to a reply. GET and HEAD are answered alike
+// (the transport drops the body of a HEAD reply); other methods get 405, an
+// unknown path 404, a malformed target or query 400. Error bodies are
+// {"error":"..."}; an error never echoes input that failed validation.
+//
+// Thread: the gateway thread (reads `md`). Memory: allocates per reply.
+class HttpApi {
+ public:
+  // `config`, `md` and `metrics` must remain live while the API is used.
+  // An empty `health` reports ok with zero seqs.
+  HttpApi(const ServerConfig& config, const MarketDataStore& md,
+          Metrics& metrics, std::function<HealthInfo()> health);
+
+  HttpReply Handle(std::string_view method, std::string_view target) const;
+
+ private:
+  struct Row {
+    const InstrumentInfo* info;
+    exchange::InstrumentConfig engine;  // defaults if the engine lacks it
+  };
+
+  const Row* FindRow(std::string_view symbol) const;
+  HttpReply Instruments() const;
+  HttpReply Book(const Row& row, std::size_t depth) const;
+  HttpReply Trades(const Row& row, std::size_t limit) const;
+  HttpReply Health() const;
+
+  const ServerConfig& config_;
+  const MarketDataStore& md_;
+  Metrics& metrics_;
+  std::function<HealthInfo()> health_;
+  std::vector<Row> rows_;  // in config order
+};
+
+}  // namespace cfx::gateway

@@ -1,0 +1,311 @@
+#include "gateway/http/http_server.h"
+
+#include <array>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace cfx::gateway {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+namespace internal {
+
+namespace {
+
+// Read buffer cap per connection: a full header and body plus pipelined
+// requests behind them.
+constexpr std::size_t kMaxReadBuffer = 64 * 1024;
+// After the last response on a connection the server stops sending and
+// reads (and drops) what the client still sends, for at most this long, so
+// the client sees the response instead of a reset.
+constexpr std::chrono::seconds kLingerTimeout{1};
+constexpr std::size_t kMaxLingerBytes = 64 * 1024;
+// Delay before accepting again after an accept error (e.g. EMFILE).
+constexpr std::chrono::milliseconds kAcceptRetry{100};
+
+std::string_view View(beast::string_view s) {
+  return std::string_view(s.data(), s.size());
+}
+
+}  // namespace
+
+class HttpSession;
+
+// Shared by the server and its connections, so a handler that runs after
+// the HttpServer is gone finds `stopped` set and touches nothing else.
+struct HttpServerState {
+  HttpServerState(asio::io_context& io, const ServerConfig& config,
+                  const MarketDataStore& md, Metrics& metrics_in,
+                  std::function<HealthInfo()> health,
+                  const HttpServerOptions& options_in)
+      : acceptor(io),
+        retry_timer(io),
+        api(config, md, metrics_in, std::move(health)),
+        metrics(metrics_in),
+        options(options_in) {}
+
+  tcp::acceptor acceptor;
+  asio::steady_timer retry_timer;
+  HttpApi api;
+  Metrics& metrics;
+  HttpServerOptions options;
+  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions;
+  uint16_t port = 0;
+  bool listening = false;
+  bool stopped = false;
+};
+
+// One HTTP/1.1 connection: read a request, answer it, repeat while
+// keep-alive. Kept alive by the shared_ptr in its pending handler.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, std::shared_ptr<HttpServerState> state)
+      : stream_(std::move(socket)),
+        buffer_(kMaxReadBuffer),
+        state_(std::move(state)) {}
+
+  ~HttpSession() {
+    state_->sessions.erase(this);
+    if (!state_->stopped) {
+      state_->metrics.SetHttpConnections(
+          static_cast<int64_t>(state_->sessions.size()));
+    }
+  }
+
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
+
+  void Start() { ReadRequest(); }
+
+  // Closes the socket; pending operations complete with operation_aborted.
+  void Close() { stream_.close(); }
+
+ private:
+  void ReadRequest() {
+    parser_.emplace();
+    parser_->header_limit(state_->options.header_limit);
+    parser_->body_limit(state_->options.body_limit);
+    stream_.expires_after(state_->options.idle_timeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->OnRead(ec);
+        });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (state_->stopped) return;
+    if (ec) {
+      // Clean close between requests, idle timeout, reset, or EOF in the
+      // middle of a request: nothing to answer.
+      if (ec == http::error::end_of_stream ||
+          ec == http::error::partial_message ||
+          ec.category() !=
+              http::make_error_code(http::error::bad_target).category()) {
+        Close();
+        return;
+      }
+      // The request did not parse or is over a limit: answer, then close.
+      unsigned status = 400;
+      std::string_view message = "malformed request";
+      if (ec == http::error::header_limit) {
+        status = 431;
+        message = "request header too large";
+      } else if (ec == http::error::body_limit) {
+        status = 413;
+        message = "request body too large";
+      } else if (ec == http::error::buffer_overflow) {
+        message = "request too large";
+      }
+      std::string body = "{\"error\":\"";
+      body.append(message).append("\"}");
+      Send(HttpReply{status, std::string(kJsonContentType), std::move(body),
+                     Metrics::Endpoint::kOther},
+           11, /*keep_alive=*/false, /*head=*/false);
+      return;
+    }
+    const auto& req = parser_->get();
+    HttpReply reply =
+        state_->api.Handle(View(req.method_string()), View(req.target()));
+    Send(std::move(reply), req.version(), req.keep_alive(),
+         req.method() == http::verb::head);
+  }
+
+  void Send(HttpReply reply, unsigned version, bool keep_alive, bool head) {
+    state_->metrics.HttpRequest(reply.endpoint, static_cast<int>(reply.status));
+    res_ = {};
+    res_.version(version);
+    res_.result(static_cast<http::status>(reply.status));
+    res_.set(http::field::server, "cfx");
+    res_.set(http::field::content_type, reply.content_type);
+    res_.set(http::field::cache_control, "no-store");
+    res_.set("X-Content-Type-Options", "nosniff");
+    if (reply.status == 405) res_.set(http::field::allow, "GET, HEAD");
+    res_.keep_alive(keep_alive);
+    // HEAD: the headers of the GET answer, Content-Length included, and no
+    // body.
+    const std::size_t length = reply.body.size();
+    if (!head) res_.body() = std::move(reply.body);
+    res_.content_length(length);
+    keep_alive_ = keep_alive;
+    stream_.expires_after(state_->options.idle_timeout);
+    http::async_write(
+        stream_, res_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          self->OnWrite(ec);
+        });
+  }
+
+  void OnWrite(beast::error_code ec) {
+    if (state_->stopped) return;
+    if (ec) {
+      Close();
+      return;
+    }
+    if (keep_alive_) {
+      ReadRequest();
+      return;
+    }
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    if (ignored) {
+      Close();
+      return;
+    }
+    stream_.expires_after(kLingerTimeout);
+    Linger();
+  }
+
+  void Linger() {
+    stream_.async_read_some(asio::buffer(linger_), [self = shared_from_this()](
+                                                       beast::error_code ec,
+                                                       std::size_t n) {
+      self->lingered_ += n;
+      if (ec || self->state_->stopped || self->lingered_ > kMaxLingerBytes) {
+        self->Close();
+        return;
+      }
+      self->Linger();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> res_;
+  std::array<char, 1024> linger_{};
+  std::size_t lingered_ = 0;
+  bool keep_alive_ = false;
+  std::shared_ptr<HttpServerState> state_;
+};
+
+namespace {
+
+void DoAccept(const std::shared_ptr<HttpServerState>& state) {
+  state->acceptor.async_accept([state](beast::error_code ec,
+                                       tcp::socket socket) {
+    if (state->stopped) return;
+    if (ec) {
+      if (ec == asio::error::operation_aborted) return;
+      // Out of descriptors and the like: try again shortly, do not spin.
+      state->retry_timer.expires_after(kAcceptRetry);
+      state->retry_timer.async_wait([state](beast::error_code wait_ec) {
+        if (!wait_ec && !state->stopped) DoAccept(state);
+      });
+      return;
+    }
+    if (state->sessions.size() >= state->options.max_connections) {
+      state->metrics.HttpConnectionRefused();
+      beast::error_code ignored;
+      socket.close(ignored);
+    } else {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      auto session = std::make_shared<HttpSession>(std::move(socket), state);
+      state->sessions.emplace(session.get(), session);
+      state->metrics.SetHttpConnections(
+          static_cast<int64_t>(state->sessions.size()));
+      session->Start();
+    }
+    DoAccept(state);
+  });
+}
+
+}  // namespace
+
+}  // namespace internal
+
+HttpServer::HttpServer(asio::io_context& io, const ServerConfig& config,
+                       const MarketDataStore& md, Metrics& metrics,
+                       std::function<HealthInfo()> health,
+                       const HttpServerOptions& options)
+    : state_(std::make_shared<internal::HttpServerState>(
+          io, config, md, metrics, std::move(health), options)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+Status HttpServer::Listen(const std::string& address, uint16_t port) {
+  internal::HttpServerState& s = *state_;
+  const std::string where =
+      (address.find(':') != std::string::npos ? "[" + address + "]" : address) +
+      ":" + std::to_string(port);
+  if (s.stopped) {
+    return FailedPreconditionError("http: listen on " + where + ": stopped");
+  }
+  if (s.listening) {
+    return FailedPreconditionError("http: listen on " + where +
+                                   ": already listening on port " +
+                                   std::to_string(s.port));
+  }
+  beast::error_code ec;
+  const asio::ip::address ip = asio::ip::make_address(address, ec);
+  if (ec) {
+    return InvalidArgumentError("http: listen on " + where +
+                                ": not an IP address");
+  }
+  const tcp::endpoint endpoint(ip, port);
+  s.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) s.acceptor.bind(endpoint, ec);
+  if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  uint16_t bound = 0;
+  if (!ec) bound = s.acceptor.local_endpoint(ec).port();
+  if (ec) {
+    beast::error_code ignored;
+    s.acceptor.close(ignored);
+    return Status(StatusCode::kUnavailable,
+                  "http: listen on " + where + ": " + ec.message());
+  }
+  s.port = bound;
+  s.listening = true;
+  internal::DoAccept(state_);
+  return Status::Ok();
+}
+
+uint16_t HttpServer::port() const { return state_->port; }
+
+void HttpServer::Stop() {
+  internal::HttpServerState& s = *state_;
+  if (s.stopped) return;
+  s.stopped = true;
+  beast::error_code ignored;
+  s.acceptor.close(ignored);
+  // Close() may end a session's last reference; collect first so the map
+  // is not modified while iterating.
+  std::vector<std::shared_ptr<internal::HttpSession>> live;
+  live.reserve(s.sessions.size());
+  for (auto& entry : s.sessions) {
+    if (auto session = entry.second.lock()) live.push_back(std::move(session));
+  }
+  for (auto& session : live) session->Close();
+  s.metrics.SetHttpConnections(0);
+}
+
+}  // namespace cfx::gateway

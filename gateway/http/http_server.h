@@ -1,0 +1,74 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "exchange/core/status.h"
+#include "gateway/asio.h"
+#include "gateway/config/server_config.h"
+#include "gateway/http/http_api.h"
+#include "gateway/http/metrics.h"
+#include "gateway/md/market_data.h"
+
+namespace cfx::gateway {
+
+struct HttpServerOptions {
+  // Open connections at most; one more is accepted and closed at once.
+  // Default: 64.
+  std::size_t max_connections = 64;
+  // A connection with no complete request (or response write) for this
+  // long is closed. Default: 30 s.
+  std::chrono::milliseconds idle_timeout{30'000};
+  // Request header and body limits, in bytes. Default: 8 KiB each.
+  uint32_t header_limit = 8 * 1024;
+  uint64_t body_limit = 8 * 1024;
+};
+
+namespace internal {
+struct HttpServerState;
+}  // namespace internal
+
+// The read-only HTTP port (DESIGN.md §6, docs/http.md): market data JSON,
+// /healthz and /metrics, over HTTP/1.1 with keep-alive, on Boost.Beast.
+//
+// Requests are answered by HttpApi. A request that does not parse, or whose
+// header or body is over the limit, gets 400 / 431 / 413 and the connection
+// is closed; nothing a client sends can throw or crash the server.
+//
+// Thread: every method, and every handler, runs on the thread that runs
+// `io` (the gateway thread); no locks. `io`, `config`, `md` and `metrics`
+// must outlive the server; `health` is called on each /healthz request.
+// Memory: per connection, a read buffer (at most 64 KiB) and one response.
+class HttpServer {
+ public:
+  HttpServer(asio::io_context& io, const ServerConfig& config,
+             const MarketDataStore& md, Metrics& metrics,
+             std::function<HealthInfo()> health,
+             const HttpServerOptions& options = {});
+  // Stop()s.
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds `address` (an IP literal) and `port` (0 = ephemeral) and starts
+  // accepting. Returns kInvalidArgument for a bad address, kUnavailable if
+  // the socket cannot be bound ("http: listen on 127.0.0.1:9880: Address
+  // already in use"), kFailedPrecondition if already listening or stopped.
+  Status Listen(const std::string& address, uint16_t port);
+
+  // The bound port; 0 before Listen().
+  uint16_t port() const;
+
+  // Closes the acceptor and every connection. Pending handlers finish with
+  // operation_aborted; nothing is answered after Stop(). Idempotent.
+  void Stop();
+
+ private:
+  std::shared_ptr<internal::HttpServerState> state_;
+};
+
+}  // namespace cfx::gateway

@@ -1,0 +1,132 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace prometheus {
+class Counter;
+class Gauge;
+class Histogram;
+class Registry;
+}  // namespace prometheus
+
+namespace cfx::gateway {
+
+// The exchange's Prometheus metrics, served as text on GET /metrics.
+//
+// Label values come only from fixed sets (message types, reject reasons,
+// queue names): no firm, account, user or order ever becomes a label, so a
+// scrape reveals nothing about who trades (DESIGN.md §7). Every child series
+// is created in the constructor; the recording methods below only touch
+// pre-resolved pointers: no allocation, no label lookup.
+//
+// Thread: owned by the gateway thread. SetPipeline() must stay on one
+// thread; the other recording methods and Render() may be called from any
+// thread (prometheus-cpp values are atomic or internally locked), so the
+// journal writer may feed ObserveJournalCommit() itself.
+// Memory: allocates only in the constructor and in Render().
+class Metrics {
+ public:
+  // Highest cfx.wire.v1.Envelope body field number.
+  static constexpr int kMaxMessageType = 51;
+  // Highest cfx.wire.v1.SessionRejectReason value.
+  static constexpr int kMaxSessionRejectReason = 12;
+
+  enum Queue : int { kGatewayIn = 0, kEngineIn = 1, kEngineOut = 2 };
+
+  // The HTTP endpoints, for cfx_http_requests_total{endpoint}.
+  enum class Endpoint : uint8_t {
+    kInstruments,
+    kBook,
+    kTrades,
+    kHealthz,
+    kMetrics,
+    kOther,  // unknown paths and requests that did not parse
+  };
+  static constexpr int kEndpointCount = 6;
+
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // Protobuf messages, by cfx.wire.v1.Envelope body field number (label
+  // type = the field name, e.g. "new_order"; an unknown number counts as
+  // "other").
+  void MessageReceived(int type);
+  void MessageSent(int type);
+  // A SessionReject sent, by cfx.wire.v1.SessionRejectReason value (label
+  // reason = the lower-case name without prefix, e.g. "malformed_message";
+  // unknown values count as "other").
+  void SessionReject(int reason);
+  void LogonResult(bool ok);
+  // An order, cancel or replace refused by the engine or the gateway.
+  void OrderRejected();
+  // Live protobuf sessions.
+  void SetSessions(int64_t n);
+  // From a NewOrder's arrival to its durable acknowledgement.
+  void ObserveOrderToAck(double seconds);
+  // One journal batch commit (write + sync).
+  void ObserveJournalCommit(double seconds);
+
+  // Pipeline positions, set once per poll:
+  //   cfx_journal_durable_seq, cfx_engine_applied_seq,
+  //   cfx_egress_published_seq: the three seqs as given;
+  //   cfx_journal_lag_commands = applied_seq - durable_seq when positive,
+  //     else 0: commands the engine has applied that are not yet durable;
+  //   cfx_egress_lag_commands = durable_seq - published_seq when positive,
+  //     else 0: durable commands whose events are not yet published;
+  //   cfx_journal_writes_total, cfx_engine_commands_total: counters that
+  //     follow the given running totals (a total that goes down is ignored).
+  void SetPipeline(uint64_t durable_seq, uint64_t applied_seq,
+                   uint64_t published_seq, uint64_t journal_writes,
+                   uint64_t commands_total);
+  // cfx_queue_depth{queue="gateway_in|engine_in|engine_out"}; `queue` is a
+  // Queue value, others are ignored.
+  void SetQueueDepth(int queue, uint64_t depth);
+
+  // The HTTP server's own traffic: cfx_http_requests_total{endpoint,code}
+  // (code = "2xx", "4xx" or "5xx"), cfx_http_connections and
+  // cfx_http_connections_refused_total.
+  void HttpRequest(Endpoint endpoint, int status);
+  void SetHttpConnections(int64_t n);
+  void HttpConnectionRefused();
+
+  // Every family in the Prometheus text exposition format 0.0.4.
+  std::string Render() const;
+
+  // For adding further families; they must follow the label rule above.
+  prometheus::Registry& registry() { return *registry_; }
+
+ private:
+  std::unique_ptr<prometheus::Registry> registry_;
+  std::array<prometheus::Counter*, kMaxMessageType + 2>
+      received_{};  // last = other
+  std::array<prometheus::Counter*, kMaxMessageType + 2> sent_{};
+  std::array<prometheus::Counter*, kMaxSessionRejectReason + 2>
+      session_rejects_{};
+  prometheus::Counter* logons_accepted_ = nullptr;
+  prometheus::Counter* logons_rejected_ = nullptr;
+  prometheus::Counter* order_rejects_ = nullptr;
+  prometheus::Gauge* sessions_ = nullptr;
+  prometheus::Histogram* order_to_ack_ = nullptr;
+  prometheus::Histogram* journal_commit_ = nullptr;
+  prometheus::Gauge* durable_seq_ = nullptr;
+  prometheus::Gauge* applied_seq_ = nullptr;
+  prometheus::Gauge* published_seq_ = nullptr;
+  prometheus::Gauge* journal_lag_ = nullptr;
+  prometheus::Gauge* egress_lag_ = nullptr;
+  prometheus::Counter* journal_writes_ = nullptr;
+  prometheus::Counter* commands_ = nullptr;
+  uint64_t journal_writes_seen_ = 0;
+  uint64_t commands_seen_ = 0;
+  std::array<prometheus::Gauge*, 3> queue_depth_{};
+  std::array<std::array<prometheus::Counter*, 3>, kEndpointCount>
+      http_requests_{};
+  prometheus::Gauge* http_connections_ = nullptr;
+  prometheus::Counter* http_refused_ = nullptr;
+};
+
+}  // namespace cfx::gateway

@@ -1,0 +1,167 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cfx/wire/v1/wire.pb.h"
+#include "exchange/clock.h"
+#include "exchange/core/command.h"
+#include "exchange/core/event.h"
+#include "exchange/core/status.h"
+#include "exchange/spsc_ring.h"
+#include "gateway/asio.h"
+#include "gateway/pb/report_builder.h"
+
+namespace cfx::exchange {
+class Journal;
+}  // namespace cfx::exchange
+
+namespace cfx::gateway {
+struct ServerConfig;
+struct UserConfig;
+class MarketDataStore;
+class Metrics;
+}  // namespace cfx::gateway
+
+namespace cfx::gateway::pb {
+
+struct GatewayDeps {
+  const ServerConfig* config = nullptr;
+  // This gateway's producer ring into the sequencer.
+  exchange::SpscRing<exchange::Command>* ring = nullptr;
+  // Read by retransmission workers (ReplayEvents).
+  const exchange::Journal* journal = nullptr;
+  const MarketDataStore* market_data = nullptr;
+  Metrics* metrics = nullptr;  // may be null
+  const exchange::Clock* clock = nullptr;
+  // Set when the exchange runs on the simulated clock: ClockRequest may
+  // then move it.
+  exchange::SimulatedClock* simulated_clock = nullptr;
+  // The last durable exchange seq, for LogonAck.
+  std::function<uint64_t()> durable_seq;
+};
+
+class Session;
+
+// The protobuf order-entry gateway (docs/protocol.md): accepts TCP
+// connections, runs each session's state machine (logon, heartbeats,
+// throttle, logout), validates every message, turns orders into engine
+// Commands on its producer ring, and turns durable engine events into
+// execution reports for the owning account's sessions and market data for
+// subscribers. Retransmission after a reconnect re-derives the account's
+// messages from the journal on a worker thread.
+//
+// Thread: everything runs on the gateway thread that runs `io` and calls
+// OnEvent() and Poll(), except the retransmission workers, which only read
+// the journal and post their result back. Memory: per-session buffers; the
+// hot path allocates in protobuf and in the output buffers.
+class Gateway {
+ public:
+  Gateway(asio::io_context& io, const GatewayDeps& deps);
+  ~Gateway();
+  Gateway(const Gateway&) = delete;
+  Gateway& operator=(const Gateway&) = delete;
+
+  // Starts accepting on address:port (0 = an ephemeral port).
+  Status Listen(const std::string& address, uint16_t port);
+  uint16_t port() const { return port_; }
+
+  // One durable engine event, in seq order (also the startup replay that
+  // seeds the order view, before any session exists).
+  void OnEvent(const exchange::Event& e);
+
+  // Timers and output: heartbeats, timeouts, pending cancel-on-disconnect
+  // commands, socket writes. Call after each batch of OnEvent() and
+  // io.poll(). Returns the work done.
+  int Poll();
+
+  // Closes the acceptor and every session (with cancel-on-disconnect), then
+  // joins the retransmission workers.
+  void Stop();
+
+  std::size_t sessions() const { return sessions_.size(); }
+  uint64_t last_event_seq() const { return last_event_seq_; }
+  // Commands handed to the sequencer so far.
+  uint64_t commands_submitted() const { return commands_submitted_; }
+
+ private:
+  friend class Session;
+
+  void Accept();
+  void OnFrame(Session& s, std::string_view payload);
+  void OnLogon(Session& s, const wire::v1::Logon& m);
+  void OnNewOrder(Session& s, const wire::v1::NewOrder& m);
+  void OnCancel(Session& s, const wire::v1::CancelOrder& m);
+  void OnReplace(Session& s, const wire::v1::ReplaceOrder& m);
+  void OnMassCancel(Session& s, const wire::v1::MassCancel& m);
+  void OnOrderStatus(Session& s, const wire::v1::OrderStatusRequest& m);
+  void OnSubscribe(Session& s, const wire::v1::MarketDataSubscribe& m);
+  void OnUnsubscribe(Session& s, const wire::v1::MarketDataUnsubscribe& m);
+  void OnInstrumentList(Session& s);
+  void OnGradeList(Session& s);
+  void OnClock(Session& s, const wire::v1::ClockRequest& m);
+
+  bool Submit(Session& s, const exchange::Command& c, const char* type,
+              uint64_t client_order_id);
+  void Reject(Session& s, wire::v1::SessionRejectReason reason,
+              const char* message_type, const char* field,
+              const std::string& text, uint64_t client_order_id = 0);
+  void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
+                   const std::string& text);
+  void Send(Session& s, const wire::v1::Envelope& e);
+  void SendBytes(Session& s, std::string_view bytes, bool sequenced,
+                 uint64_t seq);
+  void Close(Session& s, const std::string& why);
+  void StartRetransmission(Session& s, uint64_t after_seq,
+                           uint32_t after_index);
+  void FinishRetransmission(uint64_t session_id, Status status,
+                            std::string bytes, uint32_t count,
+                            uint64_t through);
+  void Subscribe(std::vector<std::vector<Session*>>& table, uint32_t id,
+                 Session* s);
+  void Unsubscribe(std::vector<std::vector<Session*>>& table, uint32_t id,
+                   Session* s);
+  void ReapWorkers(bool all);
+
+  asio::io_context& io_;
+  GatewayDeps deps_;
+  const ServerConfig& config_;
+  asio::ip::tcp::acceptor acceptor_;
+  uint16_t port_ = 0;
+  bool stopped_ = false;
+
+  uint64_t next_session_id_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
+  std::vector<std::vector<Session*>> by_account_;         // account id
+  std::vector<std::vector<Session*>> depth_subscribers_;  // instrument id
+  std::vector<std::vector<Session*>> trade_subscribers_;  // instrument id
+  std::vector<Session*> dirty_;  // sessions with output to write
+
+  ReportBuilder builder_;
+  uint64_t last_event_seq_ = 0;
+  uint64_t commands_submitted_ = 0;
+  wire::v1::Envelope in_;
+  wire::v1::Envelope out_;
+  std::string frame_;
+
+  // Cancel-on-disconnect commands the ring had no room for.
+  std::vector<exchange::Command> pending_commands_;
+  // (api key, nonce) -> logon wall time, for replay protection.
+  std::map<std::pair<std::string, std::string>, int64_t> nonces_;
+  int64_t last_timer_scan_ns_ = 0;
+
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::vector<Worker> workers_;
+};
+
+}  // namespace cfx::gateway::pb

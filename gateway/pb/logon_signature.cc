@@ -1,0 +1,40 @@
+#include "gateway/pb/logon_signature.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+namespace cfx::gateway::pb {
+
+std::string LogonSigningString(std::string_view api_key, int64_t timestamp_ns,
+                               std::string_view nonce) {
+  std::string s = "CFX-LOGON-V1\n";
+  s.append(api_key);
+  s += '\n';
+  s += std::to_string(timestamp_ns);
+  s += '\n';
+  s.append(nonce);
+  return s;
+}
+
+std::string LogonSignature(std::string_view secret, std::string_view api_key,
+                           int64_t timestamp_ns, std::string_view nonce) {
+  const std::string msg = LogonSigningString(api_key, timestamp_ns, nonce);
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+       reinterpret_cast<const unsigned char*>(msg.data()), msg.size(), out,
+       &len);
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+bool VerifyLogonSignature(std::string_view secret, std::string_view api_key,
+                          int64_t timestamp_ns, std::string_view nonce,
+                          std::string_view signature) {
+  const std::string expected =
+      LogonSignature(secret, api_key, timestamp_ns, nonce);
+  return signature.size() == expected.size() &&
+         CRYPTO_memcmp(signature.data(), expected.data(), expected.size()) == 0;
+}
+
+}  // namespace cfx::gateway::pb

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "cfx/wire/v1/wire.pb.h"
+#include "exchange/core/event.h"
+#include "gateway/pb/order_view.h"
+
+namespace cfx::gateway {
+struct ServerConfig;
+}  // namespace cfx::gateway
+
+namespace cfx::gateway::pb {
+
+// Turns durable engine events into the order-entry messages of the accounts
+// they concern (ExecutionReport, CancelReject, MassCancelReport) and numbers
+// them: a message's position is (seq, index), index counting from 0 among
+// the messages one command causes for one account. The live gateway and a
+// retransmission replay run the same builder over the same events, so they
+// produce the same messages at the same positions.
+//
+// Thread: owned by one thread. Memory: per-account counters sized from the
+// config; one reusable Envelope.
+class ReportBuilder {
+ public:
+  using EmitFn =
+      std::function<void(exchange::AccountId, const wire::v1::Envelope&)>;
+
+  explicit ReportBuilder(const ServerConfig& config);
+
+  // Applies `e` to the builder's own order view, then calls emit(account,
+  // message) for each message it causes, in order.
+  void OnEvent(const exchange::Event& e, const EmitFn& emit);
+
+  const OrderView& orders() const { return orders_; }
+
+ private:
+  wire::v1::ExecutionReport* StartReport(exchange::AccountId account,
+                                         const exchange::Event& e);
+  void Emit(exchange::AccountId account, const EmitFn& emit);
+  void FillOrder(wire::v1::ExecutionReport* r, exchange::OrderId id,
+                 exchange::ClientOrderId client_order_id,
+                 exchange::InstrumentId instrument, exchange::Side side,
+                 exchange::Quantity leaves, exchange::Quantity filled);
+  const std::string& Symbol(exchange::InstrumentId id) const;
+
+  const ServerConfig& config_;
+  OrderView orders_;
+  std::vector<uint64_t> last_seq_;    // by account id
+  std::vector<uint32_t> next_index_;  // by account id
+  wire::v1::Envelope envelope_;
+  exchange::Seq seq_;
+  uint32_t index_ = 0;
+};
+
+// Builds the answer to an OrderStatusRequest from an order record; an order
+// that is unknown or belongs to another account gets ORDER_STATUS_UNKNOWN.
+void BuildOrderStatus(const ServerConfig& config, const OrderRecord* order,
+                      exchange::AccountId account, exchange::OrderId id,
+                      wire::v1::ExecutionReport* out);
+
+wire::v1::OrderStatus WireOrderStatus(OrderState s);
+
+}  // namespace cfx::gateway::pb

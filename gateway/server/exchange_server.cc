@@ -1,0 +1,265 @@
+#include "gateway/server/exchange_server.h"
+
+#include <google/protobuf/stubs/logging.h>
+#include <pthread.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "exchange/event_replay.h"
+#include "exchange/idle.h"
+#include "exchange/pipeline.h"
+#include "gateway/asio.h"
+#include "gateway/http/http_server.h"
+#include "gateway/http/metrics.h"
+#include "gateway/md/market_data.h"
+#include "gateway/pb/gateway.h"
+
+namespace cfx::gateway {
+
+using exchange::Event;
+using exchange::Seq;
+
+struct ExchangeServer::Impl {
+  ServerConfig config;
+  ServerOptions options;
+  std::unique_ptr<exchange::Clock> clock;
+  exchange::SimulatedClock* simulated = nullptr;
+  std::unique_ptr<exchange::Pipeline> pipeline;
+  exchange::SpscRing<exchange::Command>* ring = nullptr;
+  asio::io_context io{1};
+  std::unique_ptr<MarketDataStore> md;
+  std::unique_ptr<Metrics> metrics;
+  std::unique_ptr<pb::Gateway> gateway;
+  std::unique_ptr<HttpServer> http;
+  std::thread thread;
+  // 0 = running, 1 = close sessions then keep draining events, 2 = exit.
+  std::atomic<int> phase{0};
+  std::atomic<bool> sessions_closed{false};
+  std::atomic<uint64_t> commands_submitted{0};
+  bool stopped = false;
+  Status stop_status;
+  uint64_t final_hash = 0;
+  Seq final_seq;
+
+  void Log(const std::string& line) const {
+    if (options.log) options.log(line);
+  }
+
+  void Run();
+};
+
+void ExchangeServer::Impl::Run() {
+  exchange::BackoffIdle idle;
+  int idle_spins = 0;
+  uint64_t published = 0;
+  auto last_metrics = std::chrono::steady_clock::now();
+  auto on_event = [&](const Event& e) {
+    md->OnEvent(e);
+    gateway->OnEvent(e);
+    published = e.seq.value;
+  };
+  while (phase.load(std::memory_order_acquire) == 0) {
+    int work = static_cast<int>(io.poll());
+    work += static_cast<int>(pipeline->PollDurableEvents(on_event));
+    work += gateway->Poll();
+    commands_submitted.store(gateway->commands_submitted(),
+                             std::memory_order_relaxed);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_metrics >= std::chrono::milliseconds(100)) {
+      last_metrics = now;
+      metrics->SetPipeline(
+          pipeline->durable_seq().value, pipeline->applied_seq().value,
+          published, pipeline->journal_writes(), pipeline->durable_seq().value);
+      metrics->SetQueueDepth(0, ring->SizeApprox());
+    }
+    if (io.stopped()) io.restart();
+    // Spin briefly for the next event, then wait in epoll for up to 50 us,
+    // so an idle gateway sleeps instead of yielding in a loop.
+    if (work > 0) {
+      idle_spins = 0;
+    } else if (++idle_spins < 64) {
+      idle.Idle(0);
+    } else {
+      io.run_one_for(std::chrono::microseconds(50));
+    }
+  }
+  // Shutdown: close the sessions (their cancel-on-disconnect commands go to
+  // the ring), flush what can be flushed, then keep draining events so the
+  // pipeline can finish.
+  gateway->Stop();
+  http->Stop();
+  gateway->Poll();
+  io.poll();
+  commands_submitted.store(gateway->commands_submitted(),
+                           std::memory_order_relaxed);
+  sessions_closed.store(true, std::memory_order_release);
+  while (phase.load(std::memory_order_acquire) == 1) {
+    const std::size_t n = pipeline->PollDurableEvents(on_event);
+    idle.Idle(static_cast<int>(n));
+  }
+}
+
+namespace {
+
+// Protobuf logs an ERROR for every string field with invalid UTF-8 it
+// parses; such a message already gets a SessionReject, so a client must not
+// be able to write a log line per message. Everything else goes to stderr.
+void ProtobufLog(google::protobuf::LogLevel level, const char* filename,
+                 int line, const std::string& message) {
+  if (message.find("invalid UTF-8") != std::string::npos) return;
+  std::fprintf(stderr, "protobuf %s:%d: %s\n", filename, line, message.c_str());
+  (void)level;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
+    const ServerConfig& config, const ServerOptions& options) {
+  google::protobuf::SetLogHandler(&ProtobufLog);
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  impl->options = options;
+  Impl& s = *impl;
+
+  const bool simulated =
+      options.simulated_clock.value_or(config.clock.simulated);
+  if (simulated) {
+    auto clock = std::make_unique<exchange::SimulatedClock>(
+        options.clock_start.value_or(config.clock.start));
+    s.simulated = clock.get();
+    s.clock = std::move(clock);
+  } else {
+    s.clock = std::make_unique<exchange::WallClock>();
+  }
+
+  exchange::PipelineOptions po;
+  po.data_dir = options.data_dir;
+  po.shard.snapshot_every =
+      options.snapshot_every.value_or(config.snapshot_every);
+  po.sequencer.session_end_utc_seconds = config.clock.session_end_utc_seconds;
+  s.Log("opening " + options.data_dir);
+  auto pipeline =
+      exchange::Pipeline::Open(s.config.engine, po, *s.clock, options.progress);
+  if (!pipeline.has_value()) return pipeline.error();
+  s.pipeline = std::move(pipeline.value());
+  for (const std::string& w : s.pipeline->recovery().warnings) {
+    s.Log("warning: " + w);
+  }
+  s.Log(exchange::DescribeRecovery(s.pipeline->recovery()));
+  s.ring = s.pipeline->AddProducer(1 << 16);
+
+  s.md = std::make_unique<MarketDataStore>(s.config);
+  s.metrics = std::make_unique<Metrics>();
+  pb::GatewayDeps deps;
+  deps.config = &s.config;
+  deps.ring = s.ring;
+  deps.journal = &s.pipeline->journal();
+  deps.market_data = s.md.get();
+  deps.metrics = s.metrics.get();
+  deps.clock = s.clock.get();
+  deps.simulated_clock = s.simulated;
+  exchange::Pipeline* p = s.pipeline.get();
+  deps.durable_seq = [p] { return p->durable_seq().value; };
+  s.gateway = std::make_unique<pb::Gateway>(s.io, deps);
+
+  // Order status, market data and retransmission positions are derived
+  // from the whole journal, exactly as the live gateway would have seen it.
+  const Seq last = s.pipeline->recovery().last_seq;
+  if (last.value > 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Status st = exchange::ReplayEvents(s.pipeline->journal(), s.config.engine,
+                                       Seq{0}, last, [&s](const Event& e) {
+                                         s.md->OnEvent(e);
+                                         s.gateway->OnEvent(e);
+                                       });
+    if (!st.ok()) return st;
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+            .count();
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "gateway views rebuilt from %llu journaled commands in "
+                  "%.3f s",
+                  static_cast<unsigned long long>(last.value), secs);
+    s.Log(buf);
+  }
+
+  const std::string& bind = config.network.bind_address;
+  Status st = s.gateway->Listen(
+      bind, options.protobuf_port.value_or(config.network.protobuf_port));
+  if (!st.ok()) return st;
+  exchange::Pipeline* pipe = s.pipeline.get();
+  exchange::Clock* clk = s.clock.get();
+  s.http = std::make_unique<HttpServer>(
+      s.io, s.config, *s.md, *s.metrics, [pipe, clk] {
+        HealthInfo h;
+        const Status ps = pipe->status();
+        h.ok = ps.ok();
+        h.status = ps.ok() ? "ok" : ps.ToString();
+        h.durable_seq = pipe->durable_seq().value;
+        h.applied_seq = pipe->applied_seq().value;
+        h.exchange_time_ns = clk->Now().nanos;
+        return h;
+      });
+  st = s.http->Listen(bind,
+                      options.http_port.value_or(config.network.http_port));
+  if (!st.ok()) return st;
+
+  s.pipeline->Start();
+  s.thread = std::thread([&s] {
+    pthread_setname_np(pthread_self(), "cfx-gateway");
+    s.Run();
+  });
+  s.Log("listening: protobuf " + bind + ":" +
+        std::to_string(s.gateway->port()) + ", http " + bind + ":" +
+        std::to_string(s.http->port()) + "; " +
+        std::to_string(s.config.instruments.size()) + " instruments, " +
+        (simulated ? "simulated" : "wall") + " clock");
+  return std::unique_ptr<ExchangeServer>(new ExchangeServer(std::move(impl)));
+}
+
+ExchangeServer::ExchangeServer(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+ExchangeServer::~ExchangeServer() {
+  if (impl_ != nullptr) Stop().ok();
+}
+
+Status ExchangeServer::Stop() {
+  Impl& s = *impl_;
+  if (s.stopped) return s.stop_status;
+  s.stopped = true;
+  s.phase.store(1, std::memory_order_release);
+  exchange::BackoffIdle idle;
+  while (!s.sessions_closed.load(std::memory_order_acquire)) idle.Idle(0);
+  s.stop_status = s.pipeline->Stop();
+  s.phase.store(2, std::memory_order_release);
+  s.thread.join();
+  s.final_hash = s.pipeline->engine().StateHash();
+  s.final_seq = s.pipeline->engine().last_seq();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%016llx",
+                static_cast<unsigned long long>(s.final_hash));
+  s.Log("stopped at seq " + std::to_string(s.final_seq.value) +
+        ", state hash " + buf);
+  return s.stop_status;
+}
+
+uint16_t ExchangeServer::protobuf_port() const {
+  return impl_->gateway->port();
+}
+uint16_t ExchangeServer::http_port() const { return impl_->http->port(); }
+const exchange::RecoveryReport& ExchangeServer::recovery() const {
+  return impl_->pipeline->recovery();
+}
+uint64_t ExchangeServer::state_hash() const { return impl_->final_hash; }
+exchange::Seq ExchangeServer::last_seq() const { return impl_->final_seq; }
+uint64_t ExchangeServer::commands_submitted() const {
+  return impl_->commands_submitted.load(std::memory_order_relaxed);
+}
+uint64_t ExchangeServer::journal_writes() const {
+  return impl_->pipeline->journal_writes();
+}
+
+}  // namespace cfx::gateway

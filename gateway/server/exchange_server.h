@@ -1,0 +1,73 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "exchange/clock.h"
+#include "exchange/core/status.h"
+#include "exchange/journal.h"
+#include "exchange/recovery.h"
+#include "gateway/config/server_config.h"
+
+namespace cfx::gateway {
+
+struct ServerOptions {
+  // Journal and snapshot directory. Default: var/cfx.
+  std::string data_dir = "var/cfx";
+  // Overrides of the config's clock (the command line's --clock/--start).
+  std::optional<bool> simulated_clock;
+  std::optional<exchange::Timestamp> clock_start;
+  // Overrides of the config's snapshot interval (--snapshot-every).
+  std::optional<uint64_t> snapshot_every;
+  // Overrides of the config's ports; 0 = an ephemeral port (tests).
+  std::optional<uint16_t> protobuf_port;
+  std::optional<uint16_t> http_port;
+  // One line per call: startup, recovery, listening, shutdown.
+  std::function<void(const std::string&)> log;
+  // Journal replay progress during recovery.
+  exchange::Journal::ProgressFn progress;
+};
+
+// cfx-exchanged in one object: recovers the pipeline from the data dir,
+// rebuilds the gateway's order and market-data views from the journal,
+// listens on the protobuf and HTTP ports and runs the gateway thread until
+// Stop(). Used by the binary and by end-to-end tests.
+//
+// Thread: Start/Stop from one owning thread; the server runs a sequencer, a
+// matching and a gateway thread of its own.
+class ExchangeServer {
+ public:
+  static Result<std::unique_ptr<ExchangeServer>> Start(
+      const ServerConfig& config, const ServerOptions& options);
+  ~ExchangeServer();
+  ExchangeServer(const ExchangeServer&) = delete;
+  ExchangeServer& operator=(const ExchangeServer&) = delete;
+
+  // Closes every session (cancel-on-disconnect applies), sequences what was
+  // submitted, writes a final snapshot and stops. Idempotent.
+  Status Stop();
+
+  uint16_t protobuf_port() const;
+  uint16_t http_port() const;
+  const exchange::RecoveryReport& recovery() const;
+  // REQUIRES: stopped. The engine's state hash and last seq.
+  uint64_t state_hash() const;
+  exchange::Seq last_seq() const;
+  // Commands the gateway handed to the sequencer; any thread.
+  uint64_t commands_submitted() const;
+  // Synced journal writes (group commits) so far; any thread.
+  uint64_t journal_writes() const;
+
+  struct Impl;
+
+ private:
+  explicit ExchangeServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cfx::gateway

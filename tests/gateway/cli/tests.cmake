@@ -1,0 +1,23 @@
+# gateway/cli: the cfx tool. cli_test.cc runs the binary (usage errors, and
+# each command against the fake server of tests/gateway/client/).
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/render_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/text_test.cc
+)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_cli cfx::gateway_client cfx::gateway_config)
+
+# cli_end_to_end_test.cc runs the cfx binary against an in-process
+# ExchangeServer; tests/gateway/server/tests.cmake adds its fixture
+# (server_fixture.cc) and libraries.
+if(TARGET cfx::gateway_server)
+  list(APPEND GATEWAY_TEST_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/cli_end_to_end_test.cc)
+endif()
+
+# cli_test.cc needs the cfx binary built and its path.
+function(cfx_cli_test_hook target)
+  add_dependencies(${target} cfx)
+  target_compile_definitions(${target} PRIVATE CFX_TOOL="$<TARGET_FILE:cfx>")
+endfunction()
+list(APPEND GATEWAY_TEST_HOOKS cfx_cli_test_hook)

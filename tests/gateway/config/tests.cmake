@@ -1,0 +1,9 @@
+# gateway/config tests, part of gateway_tests (tests/gateway/CMakeLists.txt).
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/password_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/server_config_test.cc
+)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_config)
+# The shipped config is also loaded from the source tree.
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/server_config_test.cc
+  PROPERTIES COMPILE_DEFINITIONS CFX_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

@@ -1,0 +1,6 @@
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/http_api_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/http_server_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/json_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/metrics_test.cc)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_http)

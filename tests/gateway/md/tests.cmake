@@ -1,0 +1,2 @@
+list(APPEND GATEWAY_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/market_data_test.cc)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_md)

@@ -1,0 +1,63 @@
+// ExchangeServer's life cycle (gateway/server/exchange_server.h): start on
+// ephemeral ports, stop, restart on the same data dir.
+#include "gateway/server/exchange_server.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/gateway/server/server_fixture.h"
+
+namespace cfx::gateway::server_test {
+namespace {
+
+TEST(ServerLifecycle, RestartRecoversTheSameStateHashAndSeq) {
+  TestServer server;
+  ASSERT_TRUE(server.Start().ok());
+  {
+    auto a = LogOn(server.port(), DemoLogonOptOut("trader-a"));
+    auto c = LogOn(server.port(), DemoLogonOptOut("trader-c"));
+    ASSERT_TRUE(a.has_value()) << a.error().ToString();
+    ASSERT_TRUE(c.has_value()) << c.error().ToString();
+    ASSERT_TRUE(
+        SendOrder(*a.value(), NewOrder(1, w::SIDE_BUY, kPrice, 5)).has_value());
+    ASSERT_TRUE(SendOrder(*c.value(), NewOrder(1, w::SIDE_SELL, kPrice, 2))
+                    .has_value());
+  }
+  ASSERT_TRUE(server.Stop().ok());
+  const uint64_t hash = server.state_hash();
+  const uint64_t seq = server.last_seq();
+  EXPECT_EQ(seq, 2u);
+
+  ASSERT_TRUE(server.Start().ok());
+  EXPECT_EQ(server.server().recovery().last_seq.value, seq);
+  ASSERT_TRUE(server.Stop().ok());
+  EXPECT_EQ(server.state_hash(), hash);
+  EXPECT_EQ(server.last_seq(), seq);
+}
+
+TEST(ServerLifecycle, StopTwiceIsHarmless) {
+  TestServer server;
+  ASSERT_TRUE(server.Start().ok());
+  ASSERT_TRUE(server.server().Stop().ok());
+  EXPECT_TRUE(server.server().Stop().ok());
+}
+
+TEST(ServerLifecycle, PortInUseFailsStartWithUnavailable) {
+  TestServer first;
+  ASSERT_TRUE(first.Start().ok());
+  cfx::testing::TempDir dir;
+  ServerOptions options;
+  options.data_dir = dir.Sub("data");
+  options.simulated_clock = true;
+  options.protobuf_port = first.port();
+  options.http_port = 0;
+  auto second = ExchangeServer::Start(DemoConfig(), options);
+  ASSERT_FALSE(second.has_value());
+  EXPECT_EQ(second.error().code(), StatusCode::kUnavailable)
+      << second.error().ToString();
+  // The first one is unharmed.
+  auto a = LogOn(first.port(), DemoLogon("trader-a"));
+  EXPECT_TRUE(a.has_value()) << a.error().ToString();
+}
+
+}  // namespace
+}  // namespace cfx::gateway::server_test
