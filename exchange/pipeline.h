@@ -82,6 +82,10 @@ class Pipeline {
   }
 
   Seq durable_seq() const { return sequencer_->durable_seq(); }
+  // Commands sequenced but not yet taken by the engine, and events not yet
+  // taken by the egress; approximate, any thread.
+  std::size_t engine_queue_depth() const { return to_engine_->SizeApprox(); }
+  std::size_t event_queue_depth() const { return events_->SizeApprox(); }
   uint64_t journal_writes() const { return sequencer_->batches(); }
   Seq applied_seq() const { return shard_->applied_seq(); }
   // Non-OK once the journal failed (the pipeline then stops accepting), or

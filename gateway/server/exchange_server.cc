@@ -72,6 +72,8 @@ void ExchangeServer::Impl::Run() {
           pipeline->durable_seq().value, pipeline->applied_seq().value,
           published, pipeline->journal_writes(), pipeline->durable_seq().value);
       metrics->SetQueueDepth(0, ring->SizeApprox());
+      metrics->SetQueueDepth(1, pipeline->engine_queue_depth());
+      metrics->SetQueueDepth(2, pipeline->event_queue_depth());
     }
     if (io.stopped()) io.restart();
     // Spin briefly for the next event, then wait in epoll for up to 50 us,
