@@ -859,6 +859,8 @@ void Apply::NewOrder() {
                                             : c.stp;
   Event& accepted = TakerEvent(EventType::kOrderAccepted, t, c.instrument);
   accepted.quantity = c.quantity;
+  accepted.order_type = c.order_type;
+  accepted.tif = c.tif;
 
   if (c.tif == TimeInForce::kFok && !FokFillable(b, t)) {
     CancelTaker(t, c.instrument, CancelReason::kFokNotFilled, t.leaves.lots);

@@ -39,7 +39,8 @@ enum class EventType : uint8_t {
 //   kRejected:        command, reason, account, instrument, order_id (cancel/
 //                     replace target), client_order_id, side, price, quantity
 //   kOrderAccepted:   account, instrument, order_id, client_order_id, side,
-//                     price (0 for market), quantity, leaves
+//                     price (0 for market), quantity, leaves, order_type,
+//                     tif
 //   kCancelAccepted,
 //   kOrderCancelled:  reason (CancelReason), account, instrument, order_id,
 //                     client_order_id, side, price, quantity (lots
@@ -69,7 +70,8 @@ struct Event {
   CommandType command = CommandType::kNone;
   InstrumentState state = InstrumentState::kNone;
   uint16_t reason = 0;  // RejectCode or CancelReason, per type
-  uint16_t reserved = 0;
+  OrderType order_type = OrderType::kNone;  // kOrderAccepted
+  TimeInForce tif = TimeInForce::kNone;     // kOrderAccepted
   InstrumentId instrument;
   uint32_t count = 0;
   AccountId account;

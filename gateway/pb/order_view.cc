@@ -35,6 +35,8 @@ void OrderView::OnEvent(const Event& e) {
       o.instrument = e.instrument;
       o.client_order_id = e.client_order_id;
       o.side = e.side;
+      o.order_type = e.order_type;
+      o.tif = e.tif;
       o.price = e.price;
       o.quantity = e.quantity;
       o.leaves = e.leaves;

@@ -24,6 +24,8 @@ struct OrderRecord {
   exchange::InstrumentId instrument;
   exchange::ClientOrderId client_order_id;
   exchange::Side side = exchange::Side::kNone;
+  exchange::OrderType order_type = exchange::OrderType::kNone;
+  exchange::TimeInForce tif = exchange::TimeInForce::kNone;
   exchange::Price price;        // 0 for market orders
   exchange::Quantity quantity;  // total, filled lots included
   exchange::Quantity leaves;

@@ -77,6 +77,8 @@ void ReportBuilder::FillOrder(w::ExecutionReport* r, exchange::OrderId id,
   r->set_leaves_quantity(leaves.lots);
   r->set_cum_quantity(filled.lots);
   if (const OrderRecord* o = orders_.Find(id)) {
+    r->set_order_type(static_cast<w::OrderType>(o->order_type));
+    r->set_time_in_force(static_cast<w::TimeInForce>(o->tif));
     r->set_price(o->price.units);
     r->set_quantity(o->quantity.lots);
     r->set_order_status(WireOrderStatus(o->state));
@@ -258,6 +260,8 @@ void BuildOrderStatus(const ServerConfig& config, const OrderRecord* order,
   const InstrumentInfo* info = config.instrument(order->instrument);
   if (info != nullptr) out->set_symbol(info->symbol);
   out->set_side(WireSide(order->side));
+  out->set_order_type(static_cast<w::OrderType>(order->order_type));
+  out->set_time_in_force(static_cast<w::TimeInForce>(order->tif));
   out->set_price(order->price.units);
   out->set_quantity(order->quantity.lots);
   out->set_leaves_quantity(order->leaves.lots);

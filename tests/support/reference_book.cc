@@ -261,6 +261,8 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
 
   Event accepted = OrderEvent(EventType::kOrderAccepted, o);
   accepted.quantity = o.quantity;
+  accepted.order_type = cmd.order_type;
+  accepted.tif = cmd.tif;
   Emit(accepted);
 
   if (cmd.tif == TimeInForce::kFok && !FokCanFill(o, limit)) {
@@ -1159,8 +1161,17 @@ const EventField kEventFields[] = {
                   ? std::string()
                   : EnumText(StateName(e.state), e.state);
      }},
-    {"reserved",
-     [](const Event& e) { return Num(static_cast<uint64_t>(e.reserved)); }},
+    {"order_type",
+     [](const Event& e) {
+       return e.order_type == OrderType::kNone
+                  ? std::string()
+                  : EnumText(OrderTypeName(e.order_type), e.order_type);
+     }},
+    {"tif",
+     [](const Event& e) {
+       return e.tif == TimeInForce::kNone ? std::string()
+                                          : EnumText(TifName(e.tif), e.tif);
+     }},
     {"instrument",
      [](const Event& e) { return Num(uint64_t{e.instrument.value}); }},
     {"count", [](const Event& e) { return Num(uint64_t{e.count}); }},

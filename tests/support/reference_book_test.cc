@@ -138,12 +138,14 @@ class ReferenceBookTest : public ::testing::Test {
 
 TEST_F(ReferenceBookTest, CrossTradesAtRestingPriceAndFullFillNeverShows) {
   EXPECT_EQ(Apply(Limit(kNewest, Side::kSell, 1000, 10)),
-            (Texts{"OrderAccepted{side=Sell instrument=1 account=1 order_id=1 "
+            (Texts{"OrderAccepted{side=Sell order_type=Limit tif=Gtc "
+                   "instrument=1 account=1 order_id=1 "
                    "price=100000 quantity=10 leaves=10}",
                    "BookLevel{side=Sell instrument=1 count=1 price=100000 "
                    "quantity=10}"}));
   EXPECT_EQ(Apply(Limit(kOther, Side::kBuy, 1001, 4)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=5 order_id=2 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=5 order_id=2 "
                    "price=100100 quantity=4 leaves=4}",
                    "Trade{side=Buy instrument=1 trade_id=1 account=5 "
                    "order_id=2 price=100000 quantity=4 filled=4 "
@@ -158,7 +160,8 @@ TEST_F(ReferenceBookTest, CrossTradesAtRestingPriceAndFullFillNeverShows) {
 TEST_F(ReferenceBookTest, RemainderRestsAndDepthFollowsTouchOrder) {
   Apply(Limit(kNewest, Side::kSell, 1000, 10));
   EXPECT_EQ(Apply(Limit(kOther, Side::kBuy, 1000, 15)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=5 order_id=2 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=5 order_id=2 "
                    "price=100000 quantity=15 leaves=15}",
                    "Trade{side=Buy instrument=1 trade_id=1 account=5 "
                    "order_id=2 price=100000 quantity=10 leaves=5 filled=10 "
@@ -173,7 +176,8 @@ TEST_F(ReferenceBookTest, BestPriceFirstThenFifo) {
   Apply(Limit(kOldest, Side::kSell, 1000, 4));  // 2
   Apply(Limit(kBoth, Side::kSell, 1000, 5));    // 3
   EXPECT_EQ(Apply(Limit(kOther, Side::kBuy, 1001, 10)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=5 order_id=4 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=5 order_id=4 "
                    "price=100100 quantity=10 leaves=10}",
                    "Trade{side=Buy instrument=1 trade_id=1 account=5 "
                    "order_id=4 price=100000 quantity=4 leaves=6 filled=4 "
@@ -194,7 +198,8 @@ TEST_F(ReferenceBookTest, StpCancelNewestCancelsIncomingRemainder) {
   Apply(Limit(kNewest, Side::kSell, 1000, 5));
   Apply(Limit(kOther, Side::kSell, 1000, 5));
   EXPECT_EQ(Apply(Limit(kNewest, Side::kBuy, 1000, 8)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=1 order_id=3 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=1 order_id=3 "
                    "price=100000 quantity=8 leaves=8}",
                    "OrderCancelled{reason=SELF_TRADE_PREVENTION(5) side=Buy "
                    "instrument=1 account=1 order_id=3 price=100000 "
@@ -205,7 +210,8 @@ TEST_F(ReferenceBookTest, StpCancelOldestCancelsRestingAndGoesOn) {
   Apply(Limit(kOldest, Side::kSell, 1000, 5));  // 1
   Apply(Limit(kNewest, Side::kSell, 1000, 4));  // 2
   EXPECT_EQ(Apply(Limit(kOldest, Side::kBuy, 1000, 6)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=2 order_id=3 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=2 order_id=3 "
                    "price=100000 quantity=6 leaves=6}",
                    "OrderCancelled{reason=SELF_TRADE_PREVENTION(5) side=Sell "
                    "instrument=1 account=2 order_id=1 price=100000 "
@@ -222,7 +228,8 @@ TEST_F(ReferenceBookTest, StpCancelBothCancelsRestingThenIncoming) {
   Apply(Limit(kNewest, Side::kSell, 999, 2));  // 1
   Apply(Limit(kBoth, Side::kSell, 1000, 5));   // 2
   EXPECT_EQ(Apply(Limit(kBoth, Side::kBuy, 1000, 6)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=3 order_id=3 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=3 order_id=3 "
                    "price=100000 quantity=6 leaves=6}",
                    "Trade{side=Buy instrument=1 trade_id=1 account=3 "
                    "order_id=3 price=99900 quantity=2 leaves=4 filled=2 "
@@ -242,7 +249,8 @@ TEST_F(ReferenceBookTest, StpDecrementReducesBothRestingFirst) {
   Apply(Limit(kDecrement, Side::kSell, 1000, 10));  // 2
   Apply(Limit(kNewest, Side::kSell, 1000, 2));      // 3
   EXPECT_EQ(Apply(Limit(kDecrement, Side::kBuy, 1000, 7)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=4 order_id=4 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=4 order_id=4 "
                    "price=100000 quantity=7 leaves=7}",
                    "OrderCancelled{reason=SELF_TRADE_PREVENTION(5) side=Sell "
                    "instrument=1 account=4 order_id=1 price=100000 "
@@ -269,7 +277,8 @@ TEST_F(ReferenceBookTest, FokThatCannotFillIsCancelledAndChangesNothing) {
   Apply(Limit(kNewest, Side::kSell, 1000, 5));
   const uint64_t before = ref_.StateHash();
   EXPECT_EQ(Apply(Limit(kOther, Side::kBuy, 1000, 6, TimeInForce::kFok)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=5 order_id=2 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Fok "
+                   "instrument=1 account=5 order_id=2 "
                    "price=100000 quantity=6 leaves=6}",
                    "OrderCancelled{reason=FOK_NOT_FILLED(4) side=Buy "
                    "instrument=1 account=5 order_id=2 price=100000 "
@@ -285,7 +294,8 @@ TEST_F(ReferenceBookTest, FokWalkEndsAtOwnOrderUnlessCancelOldest) {
   Apply(Limit(kNewest, Side::kSell, 1000, 2));  // 1: own, first in line
   Apply(Limit(kOther, Side::kSell, 1000, 10));  // 2
   EXPECT_EQ(Apply(Limit(kNewest, Side::kBuy, 1000, 5, TimeInForce::kFok)),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=1 order_id=3 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Fok "
+                   "instrument=1 account=1 order_id=3 "
                    "price=100000 quantity=5 leaves=5}",
                    "OrderCancelled{reason=FOK_NOT_FILLED(4) side=Buy "
                    "instrument=1 account=1 order_id=3 price=100000 "
@@ -293,7 +303,8 @@ TEST_F(ReferenceBookTest, FokWalkEndsAtOwnOrderUnlessCancelOldest) {
   Command oldest = Limit(kNewest, Side::kBuy, 1000, 5, TimeInForce::kFok);
   oldest.stp = StpMode::kCancelOldest;
   EXPECT_EQ(Apply(oldest),
-            (Texts{"OrderAccepted{side=Buy instrument=1 account=1 order_id=4 "
+            (Texts{"OrderAccepted{side=Buy order_type=Limit tif=Fok "
+                   "instrument=1 account=1 order_id=4 "
                    "price=100000 quantity=5 leaves=5}",
                    "OrderCancelled{reason=SELF_TRADE_PREVENTION(5) side=Sell "
                    "instrument=1 account=1 order_id=1 price=100000 "
@@ -363,7 +374,8 @@ TEST_F(ReferenceBookTest, MarketOrderStopsAtProtectionPrice) {
   Apply(Limit(kNewest, Side::kSell, 1060, 3));  // 2: beyond it
   EXPECT_EQ(
       Apply(EngineDriver::Market(kOther, kInst, Side::kBuy, 5)),
-      (Texts{"OrderAccepted{side=Buy instrument=1 account=5 order_id=3 "
+      (Texts{"OrderAccepted{side=Buy order_type=Market tif=Ioc instrument=1 "
+             "account=5 order_id=3 "
              "quantity=5 leaves=5}",
              "Trade{side=Buy instrument=1 trade_id=1 account=5 order_id=3 "
              "price=102000 quantity=2 leaves=3 filled=2 counter_account=1 "
@@ -374,7 +386,8 @@ TEST_F(ReferenceBookTest, MarketOrderStopsAtProtectionPrice) {
   // Nothing on the other side at all: a plain IOC remainder.
   EXPECT_EQ(
       Apply(EngineDriver::Market(kOther, kInst, Side::kSell, 4)),
-      (Texts{"OrderAccepted{side=Sell instrument=1 account=5 order_id=4 "
+      (Texts{"OrderAccepted{side=Sell order_type=Market tif=Ioc instrument=1 "
+             "account=5 order_id=4 "
              "quantity=4 leaves=4}",
              "OrderCancelled{reason=IOC_REMAINDER(3) side=Sell instrument=1 "
              "account=5 order_id=4 quantity=4}"}));
@@ -416,7 +429,8 @@ TEST_F(ReferenceBookTest, LevelThatEndsWhereItStartedEmitsNoDepth) {
   EXPECT_EQ(Apply(Limit(kOther, Side::kBuy, 999, 5)),    // ts kT0 + 2,000
             (Texts{"OrderCancelled{reason=EXPIRED(9) side=Buy instrument=1 "
                    "account=1 order_id=1 price=99900 quantity=5}",
-                   "OrderAccepted{side=Buy instrument=1 account=5 order_id=2 "
+                   "OrderAccepted{side=Buy order_type=Limit tif=Gtc "
+                   "instrument=1 account=5 order_id=2 "
                    "price=99900 quantity=5 leaves=5}"}));
 }
 
@@ -517,7 +531,8 @@ TEST_F(ReferenceBookTest, PriceBandRoundsDownToWholeTick) {
   // Instrument 2: ref $10.00, 7.77 % = 7,770 units, a band of 7,500.
   EXPECT_EQ(
       Apply(Limit(kNewest, Side::kBuy, 1075, 1, TimeInForce::kGtc, kInst2))[0],
-      "OrderAccepted{side=Buy instrument=2 account=1 order_id=1 "
+      "OrderAccepted{side=Buy order_type=Limit tif=Gtc instrument=2 account=1 "
+      "order_id=1 "
       "price=107500 quantity=1 leaves=1}");
   EXPECT_EQ(
       Apply(Limit(kNewest, Side::kBuy, 1080, 1, TimeInForce::kGtc, kInst2)),

@@ -51,6 +51,36 @@ w::ExecutionReport MustStatus(client::Client& c, uint64_t order_id,
   return r.has_value() ? r.value() : w::ExecutionReport{};
 }
 
+// ---------------------------------------------------------------- reports
+
+TEST(PbOrderEntry, ReportsCarryTheOrdersTypeAndTimeInForce) {
+  TestServer server;
+  ASSERT_TRUE(server.Start().ok());
+  ClientPtr a = MustLogOn(server.port(), DemoLogonOptOut("trader-a"));
+  ClientPtr c = MustLogOn(server.port(), DemoLogonOptOut("trader-c"));
+  ASSERT_TRUE(a != nullptr && c != nullptr);
+
+  w::Envelope day = NewOrder(71, w::SIDE_BUY, 58'000, 5);
+  day.mutable_new_order()->set_time_in_force(w::TIME_IN_FORCE_DAY);
+  const w::ExecutionReport ack = MustRest(*a, day);
+  EXPECT_EQ(ack.order_type(), w::ORDER_TYPE_LIMIT);
+  EXPECT_EQ(ack.time_in_force(), w::TIME_IN_FORCE_DAY);
+
+  w::Envelope ioc = NewOrder(72, w::SIDE_SELL, 58'000, 2);
+  ioc.mutable_new_order()->set_time_in_force(w::TIME_IN_FORCE_IOC);
+  ASSERT_TRUE(c->Send(ioc).ok());
+  const w::ExecutionReport taker = MustTrade(*c, 72, 2);
+  EXPECT_EQ(taker.order_type(), w::ORDER_TYPE_LIMIT);
+  EXPECT_EQ(taker.time_in_force(), w::TIME_IN_FORCE_IOC);
+  const w::ExecutionReport maker = MustTrade(*a, 71, 2);
+  EXPECT_EQ(maker.time_in_force(), w::TIME_IN_FORCE_DAY);
+
+  const w::ExecutionReport status = MustStatus(*a, ack.order_id());
+  EXPECT_EQ(status.order_status(), w::ORDER_STATUS_PARTIALLY_FILLED);
+  EXPECT_EQ(status.order_type(), w::ORDER_TYPE_LIMIT);
+  EXPECT_EQ(status.time_in_force(), w::TIME_IN_FORCE_DAY);
+}
+
 // ---------------------------------------------------------------- duplicates
 
 struct Outcome {
