@@ -172,6 +172,25 @@ TEST_F(JournalToolTest, VerifyJsonIsOneObject) {
       << r.out;
 }
 
+TEST_F(JournalToolTest, VerifyReplaysWithTheConfigFileGiven) {
+  const uint64_t hash = Write(Session(), /*snapshot_at=*/15);
+  const ToolResult r = Run("journal verify --config " CFX_SOURCE_DIR
+                           "/deploy/config/exchange.textproto --data-dir " +
+                           dir());
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(Contains(r.out, "full replay hash  " + Hex16(hash))) << r.out;
+}
+
+TEST_F(JournalToolTest, VerifyWithAConfigThatDoesNotLoadExitsTwo) {
+  Write(Session());
+  const ToolResult r = Run("journal verify --config " + dir() +
+                           "/missing.textproto --data-dir " + dir());
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(Lines(r.err).size(), 1u) << r.err;
+  EXPECT_TRUE(Contains(r.err, "cfx journal verify: ")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "missing.textproto")) << r.err;
+}
+
 TEST_F(JournalToolTest, VerifyNamesSeqAndFileOfACorruptRecord) {
   std::vector<Command> cmds = Session();
   Write(cmds);
