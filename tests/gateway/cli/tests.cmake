@@ -10,10 +10,8 @@ list(APPEND GATEWAY_TEST_LIBS cfx::gateway_cli cfx::gateway_client cfx::gateway_
 # cli_end_to_end_test.cc runs the cfx binary against an in-process
 # ExchangeServer; tests/gateway/server/tests.cmake adds its fixture
 # (server_fixture.cc) and libraries.
-if(TARGET cfx::gateway_server)
-  list(APPEND GATEWAY_TEST_SOURCES
-    ${CMAKE_CURRENT_LIST_DIR}/cli_end_to_end_test.cc)
-endif()
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/cli_end_to_end_test.cc)
 
 # cli_test.cc needs the cfx binary built and its path.
 function(cfx_cli_test_hook target)

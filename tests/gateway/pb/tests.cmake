@@ -1,15 +1,13 @@
 # gateway/pb: framing, sessions, validation, reports and retransmission of
 # the protobuf gateway, against a whole ExchangeServer on loopback
 # (tests/gateway/server/server_fixture.h).
-if(TARGET cfx::gateway_server)
-  list(APPEND GATEWAY_TEST_SOURCES
-    ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/frame_random_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/frame_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/logon_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/order_entry_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/retransmission_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/session_test.cc)
-  list(APPEND GATEWAY_TEST_LIBS
-    cfx::gateway_server cfx::gateway_client cfx::gateway_pb)
-endif()
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/frame_random_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/frame_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/logon_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/order_entry_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/retransmission_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/session_test.cc)
+list(APPEND GATEWAY_TEST_LIBS
+  cfx::gateway_server cfx::gateway_client cfx::gateway_pb)

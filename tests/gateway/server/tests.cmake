@@ -1,20 +1,18 @@
 # gateway/server: the whole exchange in process (ExchangeServer) and
 # cfx-exchanged as a child process (end_to_end_test.cc). server_fixture.cc
 # holds the helpers the gateway/pb tests share.
-if(TARGET cfx::gateway_server)
-  list(APPEND GATEWAY_TEST_SOURCES
-    ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
-    ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc)
-  list(APPEND GATEWAY_TEST_LIBS
-    cfx::gateway_server cfx::gateway_client cfx::gateway_pb)
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc)
+list(APPEND GATEWAY_TEST_LIBS
+  cfx::gateway_server cfx::gateway_client cfx::gateway_pb)
 
-  # The end-to-end test runs the cfx-exchanged binary on the shipped config.
-  function(cfx_gateway_server_test_hook target)
-    add_dependencies(${target} cfx-exchanged)
-    target_compile_definitions(${target} PRIVATE
-      CFX_EXCHANGED="$<TARGET_FILE:cfx-exchanged>"
-      CFX_EXCHANGE_CONFIG="${PROJECT_SOURCE_DIR}/deploy/config/exchange.textproto")
-  endfunction()
-  list(APPEND GATEWAY_TEST_HOOKS cfx_gateway_server_test_hook)
-endif()
+# The end-to-end test runs the cfx-exchanged binary on the shipped config.
+function(cfx_gateway_server_test_hook target)
+  add_dependencies(${target} cfx-exchanged)
+  target_compile_definitions(${target} PRIVATE
+    CFX_EXCHANGED="$<TARGET_FILE:cfx-exchanged>"
+    CFX_EXCHANGE_CONFIG="${PROJECT_SOURCE_DIR}/deploy/config/exchange.textproto")
+endfunction()
+list(APPEND GATEWAY_TEST_HOOKS cfx_gateway_server_test_hook)
