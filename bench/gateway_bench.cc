@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/scratch_dir.h"
 #include "cfx/wire/v1/wire.pb.h"
 #include "gateway/config/server_config.h"
 #include "gateway/pb/frame.h"
@@ -796,20 +797,9 @@ Result<GatewayBenchResult> RunGatewayBench(const GatewayBenchOptions& o) {
   if (!made.has_value()) return made.error();
   const ServerConfig config = std::move(made).value();
 
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string parent =
-      !o.dir.empty() ? o.dir : (tmp != nullptr ? tmp : "/tmp");
-  std::string dir = parent + "/cfx-bench-gateway-XXXXXX";
-  if (mkdtemp(dir.data()) == nullptr) {
-    return InternalError("cannot create a directory under " + parent);
-  }
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  auto scratch = ScratchDir::Create(o.dir, "cfx-bench-gateway");
+  if (!scratch.has_value()) return scratch.error();
+  const std::string& dir = scratch.value()->path();
 
   gateway::ServerOptions so;
   so.data_dir = dir + "/data";

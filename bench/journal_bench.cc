@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/engine_workloads.h"
+#include "bench/scratch_dir.h"
 #include "exchange/clock.h"
 #include "exchange/idle.h"
 #include "exchange/pipeline.h"
@@ -146,19 +147,9 @@ Result<JournalBenchResult> RunJournalBench(const JournalBenchOptions& o) {
   cmds.insert(cmds.end(), w.timed.begin(), w.timed.end());
   r.commands = cmds.size();
 
-  const char* tmp = std::getenv("TMPDIR");
-  std::string base = !o.dir.empty() ? o.dir : (tmp != nullptr ? tmp : "/tmp");
-  std::string dir = base + "/cfx-bench-journal-XXXXXX";
-  if (mkdtemp(dir.data()) == nullptr) {
-    return InternalError("cannot create a directory under " + base);
-  }
-  struct Cleanup {
-    std::string d;
-    ~Cleanup() {
-      std::error_code ec;
-      std::filesystem::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  auto scratch = ScratchDir::Create(o.dir, "cfx-bench-journal");
+  if (!scratch.has_value()) return scratch.error();
+  const std::string& dir = scratch.value()->path();
 
   exchange::SimulatedClock clock(
       exchange::Timestamp{1'800'000'000'000'000'000});

@@ -384,12 +384,15 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     default:
       break;
   }
-  const char* type = w::Envelope::descriptor()
-                         ->FindFieldByNumber(static_cast<int>(body))
-                         ->name()
-                         .c_str();
+  // The body's field name, for rejects only (a lookup, off the order path).
+  const auto type = [body] {
+    return w::Envelope::descriptor()
+        ->FindFieldByNumber(static_cast<int>(body))
+        ->name()
+        .c_str();
+  };
   if (s.state != Session::State::kActive) {
-    Reject(s, w::SESSION_REJECT_REASON_WRONG_SESSION_STATE, type, nullptr,
+    Reject(s, w::SESSION_REJECT_REASON_WRONG_SESSION_STATE, type(), nullptr,
            "log on first");
     return;
   }
@@ -425,7 +428,7 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
       OnClock(s, in_.clock_request());
       break;
     default:
-      Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE, type, nullptr,
+      Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE, type(), nullptr,
              "not handled");
       break;
   }
