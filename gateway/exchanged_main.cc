@@ -30,6 +30,7 @@ int Run(int argc, char** argv) {
   uint64_t snapshot_every = 0;
   int protobuf_port = -1;
   int http_port = -1;
+  int fix_port = -1;
   app.add_option("--config", config_path,
                  "Exchange config (.textproto); default: the built-in "
                  "deploy/config/exchange.textproto");
@@ -46,6 +47,9 @@ int Run(int argc, char** argv) {
   app.add_option("--protobuf-port", protobuf_port,
                  "Protobuf order-entry port (0 = any free port); default: "
                  "the config's")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--fix-port", fix_port,
+                 "FIX 4.4 port (0 = any free port); default: the config's")
       ->check(CLI::Range(0, 65535));
   app.add_option("--http-port", http_port,
                  "HTTP port (0 = any free port); default: the config's")
@@ -78,6 +82,7 @@ int Run(int argc, char** argv) {
     options.protobuf_port = static_cast<uint16_t>(protobuf_port);
   }
   if (http_port >= 0) options.http_port = static_cast<uint16_t>(http_port);
+  if (fix_port >= 0) options.fix_port = static_cast<uint16_t>(fix_port);
   options.log = Log;
   options.progress = [](exchange::Seq done, exchange::Seq last) {
     Log("replayed to seq " + std::to_string(done.value) + " of " +

@@ -119,6 +119,14 @@ void MarketDataStore::OnEvent(const exchange::Event& e) {
   }
 }
 
+bool MarketDataStore::HasLevel(InstrumentId id, Side side,
+                               Price price) const {
+  const Book* b = Find(id);
+  if (b == nullptr) return false;
+  return side == Side::kBuy ? b->bids.count(price.units) != 0
+                            : b->asks.count(price.units) != 0;
+}
+
 void MarketDataStore::Levels(InstrumentId id, Side side, std::size_t max_levels,
                              std::vector<BookLevel>* out) const {
   out->clear();

@@ -60,6 +60,10 @@ class MarketDataStore {
   void Levels(exchange::InstrumentId id, exchange::Side side,
               std::size_t max_levels, std::vector<BookLevel>* out) const;
 
+  // True iff a level of `side` at `price` is in the book.
+  bool HasLevel(exchange::InstrumentId id, exchange::Side side,
+                exchange::Price price) const;
+
   // Replaces `*out` with up to `max` most recent trades, oldest first.
   void RecentTrades(exchange::InstrumentId id, std::size_t max,
                     std::vector<TradeRecord>* out) const;

@@ -10,6 +10,7 @@
 #include "exchange/idle.h"
 #include "exchange/pipeline.h"
 #include "gateway/asio.h"
+#include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
@@ -31,6 +32,7 @@ struct ExchangeServer::Impl {
   std::unique_ptr<MarketDataStore> md;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<pb::Gateway> gateway;
+  std::unique_ptr<fix::FixGateway> fix;
   std::unique_ptr<HttpServer> http;
   std::thread thread;
   // 0 = running, 1 = close sessions then keep draining events, 2 = exit.
@@ -55,6 +57,7 @@ void ExchangeServer::Impl::Run() {
   uint64_t published = 0;
   auto last_metrics = std::chrono::steady_clock::now();
   auto on_event = [&](const Event& e) {
+    fix->OnEvent(e);  // first: it reads the book as it was before `e`
     md->OnEvent(e);
     gateway->OnEvent(e);
     published = e.seq.value;
@@ -63,8 +66,10 @@ void ExchangeServer::Impl::Run() {
     int work = static_cast<int>(io.poll());
     work += static_cast<int>(pipeline->PollDurableEvents(on_event));
     work += gateway->Poll();
-    commands_submitted.store(gateway->commands_submitted(),
-                             std::memory_order_relaxed);
+    work += fix->Poll();
+    commands_submitted.store(
+        gateway->commands_submitted() + fix->commands_submitted(),
+        std::memory_order_relaxed);
     const auto now = std::chrono::steady_clock::now();
     if (now - last_metrics >= std::chrono::milliseconds(100)) {
       last_metrics = now;
@@ -89,12 +94,15 @@ void ExchangeServer::Impl::Run() {
   // Shutdown: close the sessions (their cancel-on-disconnect commands go to
   // the ring), flush what can be flushed, then keep draining events so the
   // pipeline can finish.
+  fix->Stop();
   gateway->Stop();
   http->Stop();
   gateway->Poll();
+  fix->Poll();
   io.poll();
-  commands_submitted.store(gateway->commands_submitted(),
-                           std::memory_order_relaxed);
+  commands_submitted.store(
+      gateway->commands_submitted() + fix->commands_submitted(),
+      std::memory_order_relaxed);
   sessions_closed.store(true, std::memory_order_release);
   while (phase.load(std::memory_order_acquire) == 1) {
     const std::size_t n = pipeline->PollDurableEvents(on_event);
@@ -164,6 +172,16 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   exchange::Pipeline* p = s.pipeline.get();
   deps.durable_seq = [p] { return p->durable_seq().value; };
   s.gateway = std::make_unique<pb::Gateway>(s.io, deps);
+  fix::FixGatewayDeps fix_deps;
+  fix_deps.config = &s.config;
+  fix_deps.ring = s.ring;  // the same producer: both run on this thread
+  fix_deps.market_data = s.md.get();
+  fix_deps.clock = s.clock.get();
+  fix_deps.dir = options.data_dir + "/fix";
+  fix_deps.log = options.log;
+  auto fix_gateway = fix::FixGateway::Create(s.io, fix_deps);
+  if (!fix_gateway.has_value()) return fix_gateway.error();
+  s.fix = std::move(fix_gateway).value();
 
   // Order status, market data and retransmission positions are derived
   // from the whole journal, exactly as the live gateway would have seen it.
@@ -172,6 +190,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     const auto t0 = std::chrono::steady_clock::now();
     Status st = exchange::ReplayEvents(s.pipeline->journal(), s.config.engine,
                                        Seq{0}, last, [&s](const Event& e) {
+                                         s.fix->OnEvent(e);
                                          s.md->OnEvent(e);
                                          s.gateway->OnEvent(e);
                                        });
@@ -187,9 +206,14 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     s.Log(buf);
   }
 
+  Status st = s.fix->GoLive();
+  if (!st.ok()) return st;
+
   const std::string& bind = config.network.bind_address;
-  Status st = s.gateway->Listen(
+  st = s.gateway->Listen(
       bind, options.protobuf_port.value_or(config.network.protobuf_port));
+  if (!st.ok()) return st;
+  st = s.fix->Listen(bind, options.fix_port.value_or(config.network.fix_port));
   if (!st.ok()) return st;
   exchange::Pipeline* pipe = s.pipeline.get();
   exchange::Clock* clk = s.clock.get();
@@ -213,8 +237,9 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     pthread_setname_np(pthread_self(), "cfx-gateway");
     s.Run();
   });
-  s.Log("listening: protobuf " + bind + ":" +
-        std::to_string(s.gateway->port()) + ", http " + bind + ":" +
+  s.Log("listening: fix " + bind + ":" + std::to_string(s.fix->port()) +
+        ", protobuf " + bind + ":" + std::to_string(s.gateway->port()) +
+        ", http " + bind + ":" +
         std::to_string(s.http->port()) + "; " +
         std::to_string(s.config.instruments.size()) + " instruments, " +
         (simulated ? "simulated" : "wall") + " clock");
@@ -252,6 +277,9 @@ uint16_t ExchangeServer::protobuf_port() const {
   return impl_->gateway->port();
 }
 uint16_t ExchangeServer::http_port() const { return impl_->http->port(); }
+uint16_t ExchangeServer::fix_port() const {
+  return impl_->fix == nullptr ? 0 : impl_->fix->port();
+}
 const exchange::RecoveryReport& ExchangeServer::recovery() const {
   return impl_->pipeline->recovery();
 }

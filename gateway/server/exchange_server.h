@@ -27,6 +27,7 @@ struct ServerOptions {
   // Overrides of the config's ports; 0 = an ephemeral port (tests).
   std::optional<uint16_t> protobuf_port;
   std::optional<uint16_t> http_port;
+  std::optional<uint16_t> fix_port;
   // One line per call: startup, recovery, listening, shutdown.
   std::function<void(const std::string&)> log;
   // Journal replay progress during recovery.
@@ -54,6 +55,7 @@ class ExchangeServer {
 
   uint16_t protobuf_port() const;
   uint16_t http_port() const;
+  uint16_t fix_port() const;
   const exchange::RecoveryReport& recovery() const;
   // REQUIRES: stopped. The engine's state hash and last seq.
   uint64_t state_hash() const;

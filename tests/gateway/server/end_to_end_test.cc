@@ -123,6 +123,8 @@ class Exchanged {
                                      pb,
                                      "--http-port",
                                      http,
+                                     "--fix-port",
+                                     "0",
                                      "--clock",
                                      "simulated"};
     std::vector<char*> argv;
@@ -147,7 +149,7 @@ class Exchanged {
       return ::testing::AssertionFailure() << "fork: " << std::strerror(errno);
     }
     log_fd_ = fds[0];
-    if (!WaitForLog("cfx-exchanged: listening: protobuf", kWait)) {
+    if (!WaitForLog("cfx-exchanged: listening: ", kWait)) {
       const std::string log = log_;
       if (!exited_) {
         return ::testing::AssertionFailure()

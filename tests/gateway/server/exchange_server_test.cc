@@ -50,6 +50,7 @@ TEST(ServerLifecycle, PortInUseFailsStartWithUnavailable) {
   options.simulated_clock = true;
   options.protobuf_port = first.port();
   options.http_port = 0;
+  options.fix_port = 0;
   auto second = ExchangeServer::Start(DemoConfig(), options);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.error().code(), StatusCode::kUnavailable)
@@ -57,6 +58,24 @@ TEST(ServerLifecycle, PortInUseFailsStartWithUnavailable) {
   // The first one is unharmed.
   auto a = LogOn(first.port(), DemoLogon("trader-a"));
   EXPECT_TRUE(a.has_value()) << a.error().ToString();
+}
+
+TEST(ServerLifecycle, FixPortInUseFailsStartWithUnavailable) {
+  TestServer first;
+  ASSERT_TRUE(first.Start().ok());
+  cfx::testing::TempDir dir;
+  ServerOptions options;
+  options.data_dir = dir.Sub("data");
+  options.simulated_clock = true;
+  options.protobuf_port = 0;
+  options.http_port = 0;
+  options.fix_port = first.fix_port();
+  auto second = ExchangeServer::Start(DemoConfig(), options);
+  ASSERT_FALSE(second.has_value());
+  EXPECT_EQ(second.error().code(), StatusCode::kUnavailable)
+      << second.error().ToString();
+  EXPECT_NE(second.error().message().find("fix gateway"), std::string::npos)
+      << second.error().ToString();
 }
 
 }  // namespace

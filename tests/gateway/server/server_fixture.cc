@@ -49,6 +49,7 @@ Status TestServer::Start() {
   options.data_dir = dir_.Sub("data");
   options.simulated_clock = true;
   options.protobuf_port = 0;
+  options.fix_port = 0;
   options.http_port = 0;
   auto server = ExchangeServer::Start(config_, options);
   if (!server.has_value()) return server.error();

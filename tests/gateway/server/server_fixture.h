@@ -59,6 +59,7 @@ class TestServer {
   ExchangeServer& server() { return *server_; }
   uint16_t port() const { return server_->protobuf_port(); }
   uint16_t http_port() const { return server_->http_port(); }
+  uint16_t fix_port() const { return server_->fix_port(); }
   uint64_t commands_submitted() const { return server_->commands_submitted(); }
   // REQUIRES: stopped.
   uint64_t state_hash() const { return server_->state_hash(); }

@@ -1,0 +1,1832 @@
+#include "gateway/fix/fix_gateway.h"
+
+#include <fcntl.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "exchange/text_format.h"
+#include "gateway/config/password.h"
+#include "gateway/config/server_config.h"
+#include "gateway/fix/dictionary.h"
+#include "gateway/md/market_data.h"
+
+namespace cfx::gateway::fix {
+
+using exchange::AccountId;
+using exchange::CancelReason;
+using exchange::Command;
+using exchange::CommandType;
+using exchange::Event;
+using exchange::EventType;
+using exchange::InstrumentId;
+using exchange::InstrumentState;
+using exchange::OrderId;
+using exchange::OrderType;
+using exchange::Price;
+using exchange::Quantity;
+using exchange::RejectCode;
+using exchange::Side;
+using exchange::TimeInForce;
+using tcp = asio::ip::tcp;
+
+namespace {
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+constexpr std::size_t kMaxClOrdIdLength = 20;
+constexpr std::size_t kMaxSubscriptionsPerSession = 256;
+constexpr std::size_t kMaxHeldPerSession = 1024;
+constexpr std::size_t kSnapshotTrades = 20;
+const char* const kNone = "NONE";
+
+int64_t SteadyNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double WallSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string Str(int64_t v) { return std::to_string(v); }
+std::string Str(uint64_t v) { return std::to_string(v); }
+
+char SideChar(Side s) { return s == Side::kBuy ? '1' : '2'; }
+
+char TifChar(TimeInForce t) {
+  switch (t) {
+    case TimeInForce::kGtc:
+      return '1';
+    case TimeInForce::kIoc:
+      return '3';
+    case TimeInForce::kFok:
+      return '4';
+    case TimeInForce::kGtd:
+      return '6';
+    default:
+      return '0';
+  }
+}
+
+std::optional<TimeInForce> TifOf(const std::string* v) {
+  if (v == nullptr) return TimeInForce::kDay;
+  if (v->size() != 1) return std::nullopt;
+  switch ((*v)[0]) {
+    case '0':
+      return TimeInForce::kDay;
+    case '1':
+      return TimeInForce::kGtc;
+    case '3':
+      return TimeInForce::kIoc;
+    case '4':
+      return TimeInForce::kFok;
+    case '6':
+      return TimeInForce::kGtd;
+    default:
+      return std::nullopt;
+  }
+}
+
+const char* TradingStatus(InstrumentState s) {
+  switch (s) {
+    case InstrumentState::kPreOpen:
+      return "21";
+    case InstrumentState::kOpen:
+      return "17";
+    case InstrumentState::kHalted:
+      return "2";
+    case InstrumentState::kClosed:
+      return "18";
+    case InstrumentState::kExpired:
+      return "4";
+    default:
+      return "20";
+  }
+}
+
+int OrdRejReason(RejectCode c) {
+  switch (c) {
+    case RejectCode::kUnknownInstrument:
+      return 1;
+    case RejectCode::kInstrumentNotOpen:
+    case RejectCode::kInstrumentExpired:
+      return 2;
+    case RejectCode::kQuantityAboveMaximum:
+    case RejectCode::kPositionLimitExceeded:
+    case RejectCode::kInsufficientMargin:
+    case RejectCode::kNotionalOverflow:
+      return 3;
+    case RejectCode::kDuplicateClientOrderId:
+      return 6;
+    case RejectCode::kQuantityBelowMinimum:
+      return 13;
+    case RejectCode::kUnknownAccount:
+      return 15;
+    case RejectCode::kPriceOutsideBand:
+      return 16;
+    case RejectCode::kPostOnlyWouldCross:
+    case RejectCode::kMarketOrderNeedsIocOrFok:
+    case RejectCode::kPostOnlyNotAllowed:
+      return 11;
+    default:
+      return 99;
+  }
+}
+
+int CxlRejReason(RejectCode c) {
+  switch (c) {
+    case RejectCode::kUnknownOrder:
+      return 1;
+    case RejectCode::kDuplicateClientOrderId:
+      return 6;
+    case RejectCode::kInstrumentNotOpen:
+      return 2;
+    default:
+      return 99;
+  }
+}
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::optional<uint64_t> ParseU64(std::string_view s) {
+  if (!IsDigits(s) || s.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "YYYYMMDD-HH:MM:SS" with an optional fraction of 1 to 9 digits.
+std::optional<int64_t> ParseFixTime(std::string_view s) {
+  if (s.size() < 17 || s[8] != '-' || s[11] != ':' || s[14] != ':') {
+    return std::nullopt;
+  }
+  auto num = [&](std::size_t at, std::size_t n) -> int {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  std::tm tm{};
+  const int year = num(0, 4), mon = num(4, 2), day = num(6, 2);
+  const int h = num(9, 2), m = num(12, 2), sec = num(15, 2);
+  if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > 31 || h < 0 ||
+      h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60) {
+    return std::nullopt;
+  }
+  int64_t frac = 0;
+  if (s.size() > 17) {
+    if (s[17] != '.' || s.size() == 18 || s.size() > 27) return std::nullopt;
+    std::size_t digits = s.size() - 18;
+    for (std::size_t i = 18; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') return std::nullopt;
+      frac = frac * 10 + (s[i] - '0');
+    }
+    for (; digits < 9; ++digits) frac *= 10;
+  }
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = h;
+  tm.tm_min = m;
+  tm.tm_sec = sec;
+  const time_t t = timegm(&tm);
+  return int64_t{t} * kNanosPerSecond + frac;
+}
+
+// OrderMassCancelReport (r). A refusal has response "0", a reject reason
+// (532) and a text; an answer has the affected count.
+Message MassCancelReport(const std::string& clordid, const std::string& type,
+                         const std::string& symbol, const std::string& response,
+                         int reject_reason, const std::string& text,
+                         uint64_t affected, exchange::Timestamp ts) {
+  Message r;
+  r.type = "r";
+  r.Add(11, clordid);
+  r.Add(37, clordid);
+  r.Add(530, type);
+  r.Add(531, response);
+  if (response == "0") {
+    r.Add(532, std::to_string(reject_reason));
+  } else {
+    r.Add(533, std::to_string(affected));
+  }
+  if (!symbol.empty()) r.Add(55, symbol);
+  if (!text.empty()) r.Add(58, text);
+  r.Add(60, FormatFixTime(ts));
+  return r;
+}
+
+std::string ClOrdIdProblem() {
+  return "ClOrdID(11) must be 1 to 20 printable ASCII characters without "
+         "spaces";
+}
+
+}  // namespace
+
+uint64_t ClientOrderIdForClOrdId(std::string_view text) {
+  if (text.empty() || text.size() > kMaxClOrdIdLength) return 0;
+  for (char c : text) {
+    if (c <= ' ' || c > '~') return 0;
+  }
+  if (text.size() <= 18 && IsDigits(text) && text[0] != '0') {
+    return *ParseU64(text);
+  }
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h | (uint64_t{1} << 63);
+}
+
+std::optional<int64_t> ParseFixPrice(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  if (!IsDigits(whole) || whole.size() > 14) return std::nullopt;
+  std::string_view frac;
+  if (dot != std::string_view::npos) {
+    frac = text.substr(dot + 1);
+    if (!IsDigits(frac)) return std::nullopt;
+    // Trailing zeros beyond 4 places carry no value ("5.800000").
+    while (frac.size() > 4 && frac.back() == '0') frac.remove_suffix(1);
+    if (frac.size() > 4) return std::nullopt;
+  }
+  int64_t v =
+      static_cast<int64_t>(*ParseU64(whole)) * exchange::kPriceUnitsPerUsd;
+  int64_t scale = exchange::kPriceUnitsPerUsd / 10;
+  for (char c : frac) {
+    v += (c - '0') * scale;
+    scale /= 10;
+  }
+  return v;
+}
+
+std::optional<int64_t> ParseFixQuantity(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  if (dot != std::string_view::npos) {
+    const std::string_view frac = text.substr(dot + 1);
+    if (frac.empty() ||
+        !std::all_of(frac.begin(), frac.end(), [](char c) { return c == '0'; })) {
+      return std::nullopt;
+    }
+  }
+  const auto v = ParseU64(whole);
+  if (!v || *v == 0 || *v > static_cast<uint64_t>(INT64_MAX)) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(*v);
+}
+
+std::string FormatAvgPx(Int128 notional, int64_t lots) {
+  if (lots <= 0) return "0";
+  // Engine units are 1e-4 USD; six places are 1e-6: scale by 100.
+  const Int128 num = notional * 100;
+  Int128 q = num / lots;
+  const Int128 r = num % lots;
+  if (2 * r > lots || (2 * r == lots && (q & 1) != 0)) ++q;
+  const int64_t micros = static_cast<int64_t>(q);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%lld.%06lld",
+                static_cast<long long>(micros / 1'000'000),
+                static_cast<long long>(micros % 1'000'000));
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string FormatFixTime(exchange::Timestamp t) {
+  const time_t secs = static_cast<time_t>(t.nanos / kNanosPerSecond);
+  const int millis = static_cast<int>((t.nanos % kNanosPerSecond) / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d:%02d:%02d.%03d",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min, tm.tm_sec, millis);
+  return buf;
+}
+
+// ------------------------------------------------------------------ state
+
+struct FixGateway::Order {
+  OrderId id;
+  AccountId account;
+  InstrumentId instrument;
+  Side side = Side::kNone;
+  OrderType type = OrderType::kNone;
+  TimeInForce tif = TimeInForce::kNone;
+  Price price;
+  Quantity quantity;
+  Quantity leaves;
+  Quantity filled;
+  Int128 notional = 0;  // sum of fill price x lots
+  uint64_t clordid = 0;   // current client order id
+  char status = '0';      // OrdStatus(39)
+  bool done() const { return status == '2' || status == '4' || status == 'C'; }
+};
+
+struct FixGateway::Pending {
+  int session = -1;
+  char kind = 0;  // D, F, G or q
+  std::string clordid;
+  std::string orig_clordid;  // F, G: the order's ClOrdID when requested
+  uint64_t order_id = 0;     // F, G
+  char mass_type = 0;        // q: MassCancelRequestType(530)
+  std::string symbol;        // q
+};
+
+struct FixGateway::SessionState {
+  int index = 0;
+  const UserConfig* user = nullptr;
+  std::string comp_id;
+  AccountId account;
+  std::string account_name;
+  const char* trade_denied = nullptr;  // why this session may not trade
+  bool logged_on = false;
+  int64_t tokens_milli = 0;
+  int64_t tokens_ns = 0;
+  std::size_t held = 0;
+  // Authenticate(): the salted digest of the last password that passed, and
+  // when a check last failed.
+  bool password_known = false;
+  std::array<unsigned char, 32> password_digest{};
+  int64_t last_failed_check_ns = 0;
+  struct Subscription {
+    std::string req_id;
+    uint32_t instrument = 0;
+    bool book = false;
+    bool trades = false;
+  };
+  std::vector<Subscription> md;
+  struct StatusSubscription {
+    std::string req_id;
+    uint32_t instrument = 0;
+  };
+  std::vector<StatusSubscription> status;
+};
+
+struct FixGateway::Connection {
+  explicit Connection(tcp::socket s) : socket(std::move(s)) {}
+  uint64_t id = 0;
+  tcp::socket socket;
+  std::array<char, 16 * 1024> in{};
+  std::string out;
+  std::string writing;
+  bool write_in_flight = false;
+  bool dirty = false;
+  bool closing = false;
+  bool dead = false;
+};
+
+// ------------------------------------------------------------------ setup
+
+FixGateway::FixGateway(asio::io_context& io, const FixGatewayDeps& deps)
+    : io_(io), deps_(deps), config_(*deps.config), acceptor_(io) {}
+
+FixGateway::~FixGateway() {
+  if (clordid_fd_ >= 0) ::close(clordid_fd_);
+}
+
+Result<std::unique_ptr<FixGateway>> FixGateway::Create(
+    asio::io_context& io, const FixGatewayDeps& deps) {
+  std::unique_ptr<FixGateway> g(new FixGateway(io, deps));
+  std::error_code fec;
+  std::filesystem::create_directories(deps.dir, fec);
+  if (fec) {
+    return Status(StatusCode::kUnavailable,
+                  "fix: cannot create " + deps.dir + ": " + fec.message());
+  }
+  const ServerConfig& config = *deps.config;
+  EngineOptions options;
+  options.store_dir = deps.dir + "/store";
+  options.dictionary_xml = EmbeddedDictionaryXml();
+  g->by_account_.resize(config.accounts.size() + 1);
+  for (const UserConfig& u : config.users) {
+    if (u.fix_sender_comp_id.empty()) continue;
+    auto s = std::make_unique<SessionState>();
+    s->index = static_cast<int>(g->sessions_.size());
+    s->user = &u;
+    s->comp_id = u.fix_sender_comp_id;
+    s->account = u.account;
+    if (u.role != Role::kTrader && u.role != Role::kProvider) {
+      s->trade_denied = "this user's role may not enter orders";
+    } else if (u.account.value == 0) {
+      s->trade_denied = "this user has no trading account";
+    }
+    if (const AccountInfo* a = config.account(u.account)) {
+      s->account_name = a->name;
+      g->by_account_[u.account.value].push_back(s->index);
+    }
+    if (u.role == Role::kClearingMember && !u.clearing_member.empty()) {
+      g->by_clearing_member_[u.clearing_member].push_back(s->index);
+    }
+    options.sessions.push_back(u.fix_sender_comp_id);
+    g->sessions_.push_back(std::move(s));
+  }
+  std::string error;
+  g->engine_ = Engine::Create(options, g.get(), &error);
+  if (g->engine_ == nullptr) {
+    return Status(StatusCode::kInvalidArgument, "fix: " + error);
+  }
+  // ClOrdID texts of earlier runs: "<account> <client order id> <text>".
+  g->clordid_path_ = deps.dir + "/clordids";
+  std::ifstream in(g->clordid_path_);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream ls(line);
+    uint32_t account = 0;
+    uint64_t id = 0;
+    std::string text;
+    if ((ls >> account >> id >> text) && ClientOrderIdForClOrdId(text) == id) {
+      g->clordid_text_[{account, id}] = text;
+    }
+  }
+  unsigned char salt[16];
+  if (RAND_bytes(salt, sizeof salt) != 1) {
+    return Status(StatusCode::kUnavailable, "fix: no randomness for a salt");
+  }
+  g->password_salt_.assign(reinterpret_cast<const char*>(salt), sizeof salt);
+  g->reject_exec_prefix_ =
+      "R" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count()) +
+      "-";
+  return g;
+}
+
+Status FixGateway::Listen(const std::string& address, uint16_t port) {
+  boost::system::error_code ec;
+  const auto ip = asio::ip::make_address(address, ec);
+  if (ec) {
+    return Status(StatusCode::kInvalidArgument,
+                  "fix gateway: bad bind address \"" + address +
+                      "\": " + ec.message());
+  }
+  const tcp::endpoint ep(ip, port);
+  acceptor_.open(ep.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(ep, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status(StatusCode::kUnavailable,
+                  "fix gateway: cannot listen on " + address + ":" +
+                      std::to_string(port) + ": " + ec.message());
+  }
+  port_ = acceptor_.local_endpoint(ec).port();
+  Accept();
+  return Status();
+}
+
+Status FixGateway::GoLive() {
+  // Keep the texts still referenced by a known order; drop the rest.
+  const std::string tmp = clordid_path_ + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    for (const auto& [id, o] : orders_) {
+      auto it = clordid_text_.find({o->account.value, o->clordid});
+      if (it != clordid_text_.end()) {
+        out << o->account.value << ' ' << o->clordid << ' ' << it->second
+            << '\n';
+      }
+    }
+    out.flush();
+    if (!out) {
+      return Status(StatusCode::kUnavailable, "fix: cannot write " + tmp);
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, clordid_path_, ec);
+  if (ec) {
+    return Status(StatusCode::kUnavailable,
+                  "fix: cannot replace " + clordid_path_ + ": " + ec.message());
+  }
+  clordid_fd_ =
+      ::open(clordid_path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
+             0644);
+  if (clordid_fd_ < 0) {
+    return Status(StatusCode::kUnavailable,
+                  "fix: cannot open " + clordid_path_ + ": " +
+                      std::strerror(errno));
+  }
+  live_ = true;
+  return Status();
+}
+
+void FixGateway::Stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  boost::system::error_code ec;
+  acceptor_.close(ec);
+  engine_->LogoutAll("the exchange is shutting down");
+  Poll();
+}
+
+// -------------------------------------------------------------- transport
+
+void FixGateway::Accept() {
+  acceptor_.async_accept([this](boost::system::error_code ec,
+                                tcp::socket socket) {
+    if (stopped_) return;
+    if (ec) {
+      if (ec != asio::error::operation_aborted) Accept();
+      return;
+    }
+    if (conns_.size() >= 2 * std::size_t{config_.session.max_sessions}) {
+      boost::system::error_code ignored;
+      socket.close(ignored);
+      Accept();
+      return;
+    }
+    boost::system::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto c = std::make_shared<Connection>(std::move(socket));
+    c->id = next_conn_++;
+    conns_[c->id] = c;
+    engine_->Connected(c->id, WallSeconds());
+    StartRead(c);
+    Accept();
+  });
+}
+
+void FixGateway::StartRead(const std::shared_ptr<Connection>& c) {
+  c->socket.async_read_some(
+      asio::buffer(c->in), [this, c](boost::system::error_code ec,
+                                     std::size_t n) {
+        if (c->dead) return;
+        if (ec) {
+          Gone(c);
+          return;
+        }
+        engine_->Received(c->id, c->in.data(), n);
+        if (!c->dead) StartRead(c);
+      });
+}
+
+void FixGateway::Write(uint64_t conn, const char* data, std::size_t size) {
+  auto it = conns_.find(conn);
+  if (it == conns_.end() || it->second->dead) return;
+  Connection& c = *it->second;
+  c.out.append(data, size);
+  if (!c.dirty) {
+    c.dirty = true;
+    dirty_.push_back(it->second);
+  }
+}
+
+void FixGateway::Close(uint64_t conn) {
+  auto it = conns_.find(conn);
+  if (it == conns_.end() || it->second->dead) return;
+  it->second->closing = true;
+  if (!it->second->dirty) {
+    it->second->dirty = true;
+    dirty_.push_back(it->second);
+  }
+}
+
+void FixGateway::Flush(const std::shared_ptr<Connection>& c) {
+  c->dirty = false;
+  if (c->dead || c->write_in_flight) return;
+  if (c->out.empty()) {
+    if (c->closing) {
+      boost::system::error_code ignored;
+      c->socket.shutdown(tcp::socket::shutdown_both, ignored);
+      c->socket.close(ignored);
+      Gone(c);
+    }
+    return;
+  }
+  c->writing.clear();
+  std::swap(c->out, c->writing);
+  c->write_in_flight = true;
+  asio::async_write(c->socket, asio::buffer(c->writing),
+                    [this, c](boost::system::error_code ec, std::size_t) {
+                      c->write_in_flight = false;
+                      if (ec) {
+                        Gone(c);
+                        return;
+                      }
+                      if (!c->out.empty() || c->closing) Flush(c);
+                    });
+}
+
+void FixGateway::Gone(const std::shared_ptr<Connection>& c) {
+  if (c->dead) return;
+  c->dead = true;
+  boost::system::error_code ignored;
+  c->socket.close(ignored);
+  conns_.erase(c->id);
+  engine_->Disconnected(c->id);
+}
+
+void FixGateway::Log(const std::string& line) {
+  if (deps_.log) deps_.log(line);
+}
+
+int FixGateway::Poll() {
+  int work = 0;
+  if (!released_.empty()) {
+    std::vector<std::pair<int, Message>> released;
+    released.swap(released_);
+    for (auto& [s, m] : released) {
+      if (sessions_[s]->held > 0) --sessions_[s]->held;
+      if (m.type == "F") OnCancel(s, m, false);
+      if (m.type == "G") OnCancel(s, m, true);
+    }
+    work += static_cast<int>(released.size());
+  }
+  FlushMarketData();
+  const int64_t now = SteadyNs();
+  if (now - last_tick_ns_ >= kNanosPerSecond) {
+    last_tick_ns_ = now;
+    engine_->Tick(WallSeconds());
+  }
+  FlushClOrdIdFile();
+  if (!dirty_.empty()) {
+    std::vector<std::shared_ptr<Connection>> dirty;
+    dirty.swap(dirty_);
+    for (const auto& c : dirty) Flush(c);
+    work += static_cast<int>(dirty.size());
+  }
+  return work;
+}
+
+// --------------------------------------------------------------- sessions
+
+// PBKDF2 costs tens of milliseconds of the gateway thread, which every
+// session shares. A password that passed it once is remembered as a salted
+// SHA-256 (salt random per process), so a reconnect costs microseconds; and
+// after a failed check the session's next check waits a second (attempts in
+// between are refused unchecked), so wrong passwords cannot stall the thread.
+std::string FixGateway::Authenticate(int session, const std::string& username,
+                                     const std::string& password) {
+  SessionState& s = *sessions_[static_cast<std::size_t>(session)];
+  const UserConfig& u = *s.user;
+  static const std::string kInvalid = "invalid username or password";
+  auto refuse = [&](const char* why) {
+    Log("fix " + s.comp_id + ": logon refused: " + why);
+    return kInvalid;
+  };
+  if (username != u.name || u.password_hash.empty()) {
+    return refuse("invalid username or password");
+  }
+  std::string salted = password_salt_ + password;
+  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
+  SHA256(reinterpret_cast<const unsigned char*>(salted.data()), salted.size(),
+         digest.data());
+  OPENSSL_cleanse(salted.data(), salted.size());
+  if (s.password_known &&
+      CRYPTO_memcmp(digest.data(), s.password_digest.data(), digest.size()) ==
+          0) {
+    return std::string();
+  }
+  const int64_t now = SteadyNs();
+  if (s.last_failed_check_ns != 0 &&
+      now - s.last_failed_check_ns < kNanosPerSecond) {
+    return refuse("invalid username or password (checks paused for 1 s)");
+  }
+  if (!VerifyPassword(u.password_hash, password)) {
+    s.last_failed_check_ns = now;
+    return refuse("invalid username or password");
+  }
+  s.password_known = true;
+  s.password_digest = digest;
+  return std::string();
+}
+
+void FixGateway::OnLogon(int session) {
+  SessionState& s = *sessions_[static_cast<std::size_t>(session)];
+  s.logged_on = true;
+  s.tokens_milli = int64_t{config_.session.max_messages_per_second} * 1000;
+  s.tokens_ns = SteadyNs();
+  Log("fix " + s.comp_id + ": " + s.user->name + " logged on");
+}
+
+void FixGateway::OnLogout(int session) {
+  SessionState& s = *sessions_[static_cast<std::size_t>(session)];
+  if (!s.logged_on) return;
+  s.logged_on = false;
+  s.md.clear();
+  s.status.clear();
+  Log("fix " + s.comp_id + ": " + s.user->name + " logged out");
+}
+
+void FixGateway::OnMessage(int session, const Message& m) {
+  SessionState& s = *sessions_[static_cast<std::size_t>(session)];
+  // Throttle: a token bucket of max_messages_per_second, burst one second.
+  const int64_t rate = config_.session.max_messages_per_second;
+  const int64_t now = SteadyNs();
+  const int64_t elapsed = std::min<int64_t>(now - s.tokens_ns, kNanosPerSecond);
+  s.tokens_ns = now;
+  s.tokens_milli =
+      std::min<int64_t>(rate * 1000, s.tokens_milli + elapsed * rate / 1'000'000);
+  if (s.tokens_milli < 1000) {
+    std::string ref;
+    for (int tag : {11, 262, 320, 324}) {
+      if (const std::string* v = m.Find(tag)) {
+        ref = *v;
+        break;
+      }
+    }
+    BusinessReject(session, m, 0, ref,
+                   "throttled: more than " + Str(rate) +
+                       " messages per second; nothing was accepted");
+    return;
+  }
+  s.tokens_milli -= 1000;
+  if (m.type == "D") return OnNewOrder(session, m);
+  if (m.type == "F") return OnCancel(session, m, false);
+  if (m.type == "G") return OnCancel(session, m, true);
+  if (m.type == "q") return OnMassCancel(session, m);
+  if (m.type == "H") return OnOrderStatus(session, m);
+  if (m.type == "V") return OnMarketDataRequest(session, m);
+  if (m.type == "x") return OnSecurityList(session, m);
+  if (m.type == "e") return OnSecurityStatus(session, m);
+  BusinessReject(session, m, 3, "",
+                 "MsgType " + m.type + " is not accepted by the exchange");
+}
+
+bool FixGateway::Submit(int s, const Command& c, const Message& m,
+                        const std::string& ref_id) {
+  if (!deps_.ring->TryPush(c)) {
+    BusinessReject(s, m, 4, ref_id,
+                   "the exchange is busy; nothing was accepted, try again");
+    return false;
+  }
+  ++commands_submitted_;
+  return true;
+}
+
+void FixGateway::BusinessReject(int s, const Message& m, int reason,
+                                const std::string& ref_id,
+                                const std::string& text) {
+  Message r;
+  r.type = "j";
+  if (m.seq_num > 0) r.Add(45, Str(int64_t{m.seq_num}));
+  r.Add(372, m.type);
+  if (!ref_id.empty()) r.Add(379, ref_id);
+  r.Add(380, Str(int64_t{reason}));
+  r.Add(58, text);
+  engine_->Send(s, r);
+}
+
+namespace {
+
+const std::string& Get(const Message& m, int tag) {
+  static const std::string kEmpty;
+  const std::string* v = m.Find(tag);
+  return v == nullptr ? kEmpty : *v;
+}
+
+}  // namespace
+
+void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
+                           const std::string& text) {
+  const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  Message r;
+  r.type = "8";
+  r.Add(37, kNone);
+  r.Add(11, Get(m, 11));
+  r.Add(17, reject_exec_prefix_ + Str(++reject_exec_count_));
+  r.Add(150, "8");
+  r.Add(39, "8");
+  if (!ss.account_name.empty()) r.Add(1, ss.account_name);
+  for (int tag : {55, 54, 38, 40, 44, 59}) {
+    if (const std::string* v = m.Find(tag)) r.Add(tag, *v);
+  }
+  r.Add(151, "0");
+  r.Add(14, "0");
+  r.Add(6, "0");
+  r.Add(103, Str(int64_t{ord_rej_reason}));
+  r.Add(58, text);
+  r.Add(60, FormatFixTime(deps_.clock->Now()));
+  engine_->Send(s, r);
+}
+
+void FixGateway::RejectCancel(int s, const Message& m, bool replace,
+                              const Order* o, int reason,
+                              const std::string& text) {
+  Message r;
+  r.type = "9";
+  r.Add(37, o != nullptr ? Str(o->id.value) : std::string(kNone));
+  r.Add(11, Get(m, 11));
+  r.Add(41, Get(m, 41));
+  r.Add(39, o != nullptr ? std::string(1, o->status) : std::string("8"));
+  r.Add(434, replace ? "2" : "1");
+  r.Add(102, Str(int64_t{reason}));
+  r.Add(58, text);
+  const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  if (!ss.account_name.empty()) r.Add(1, ss.account_name);
+  r.Add(60, FormatFixTime(deps_.clock->Now()));
+  engine_->Send(s, r);
+}
+
+// --------------------------------------------------------------- requests
+
+void FixGateway::OnNewOrder(int s, const Message& m) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& clordid = Get(m, 11);
+  if (ss.trade_denied != nullptr) {
+    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+  }
+  const uint64_t id = ClientOrderIdForClOrdId(clordid);
+  if (id == 0) return RejectNew(s, m, 99, ClOrdIdProblem());
+  if (const std::string* a = m.Find(1); a != nullptr && *a != ss.account_name) {
+    return RejectNew(s, m, 15,
+                     "Account(1) " + *a + " is not this session's account");
+  }
+  const InstrumentInfo* info = config_.FindInstrument(Get(m, 55));
+  if (info == nullptr) {
+    return RejectNew(s, m, 1, "unknown Symbol(55) " + Get(m, 55));
+  }
+  const std::string& side = Get(m, 54);
+  if (side != "1" && side != "2") {
+    return RejectNew(s, m, 99, "Side(54) must be 1 (buy) or 2 (sell)");
+  }
+  const auto qty = ParseFixQuantity(Get(m, 38));
+  if (!qty) {
+    return RejectNew(s, m, 13,
+                     "OrderQty(38) " + Get(m, 38) +
+                         " is not a positive whole number of lots");
+  }
+  const std::string& ord_type = Get(m, 40);
+  if (ord_type != "1" && ord_type != "2") {
+    return RejectNew(s, m, 11, "OrdType(40) must be 1 (market) or 2 (limit)");
+  }
+  const bool market = ord_type == "1";
+  const std::string* price_text = m.Find(44);
+  int64_t price = 0;
+  if (market) {
+    if (price_text != nullptr) {
+      return RejectNew(s, m, 99, "a market order carries no Price(44)");
+    }
+  } else {
+    if (price_text == nullptr) {
+      return BusinessReject(s, m, 5, clordid,
+                            "Price(44) is required on a limit order");
+    }
+    const auto p = ParseFixPrice(*price_text);
+    if (!p || *p <= 0) {
+      return RejectNew(s, m, 99,
+                       "Price(44) " + *price_text +
+                           " is not a positive decimal with at most 4 "
+                           "decimal places");
+    }
+    price = *p;
+  }
+  const auto tif = TifOf(m.Find(59));
+  if (!tif) {
+    return RejectNew(s, m, 11,
+                     "TimeInForce(59) must be 0 (day), 1 (GTC), 3 (IOC), 4 "
+                     "(FOK) or 6 (GTD)");
+  }
+  const std::string* expire = m.Find(126);
+  int64_t expire_ns = 0;
+  if (*tif == TimeInForce::kGtd) {
+    if (expire == nullptr) {
+      return BusinessReject(s, m, 5, clordid,
+                            "ExpireTime(126) is required with TimeInForce 6 "
+                            "(GTD)");
+    }
+    const auto t = ParseFixTime(*expire);
+    if (!t) {
+      return RejectNew(s, m, 99,
+                       "ExpireTime(126) " + *expire +
+                           " is not a UTC timestamp YYYYMMDD-HH:MM:SS[.sss]");
+    }
+    expire_ns = *t;
+  } else if (expire != nullptr) {
+    return RejectNew(s, m, 99,
+                     "ExpireTime(126) is only for TimeInForce 6 (GTD)");
+  }
+  uint8_t flags = 0;
+  if (const std::string* inst = m.Find(18)) {
+    if (*inst != "6") {
+      return RejectNew(s, m, 11,
+                       "ExecInst(18) " + *inst +
+                           " is not supported; 6 (post-only) is");
+    }
+    flags = exchange::kFlagPostOnly;
+  }
+  const Key key{ss.account.value, id};
+  if (pending_.count(key) != 0) {
+    return RejectNew(s, m, 6,
+                     "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
+                         " is already in flight");
+  }
+  Command c;
+  c.type = CommandType::kNewOrder;
+  c.account = ss.account;
+  c.instrument = info->id;
+  c.side = side == "1" ? Side::kBuy : Side::kSell;
+  c.order_type = market ? OrderType::kMarket : OrderType::kLimit;
+  c.tif = *tif;
+  c.flags = flags;
+  c.client_order_id = exchange::ClientOrderId{id};
+  c.price = Price{price};
+  c.quantity = Quantity{*qty};
+  if (*tif == TimeInForce::kGtd) c.set_expire_time(exchange::Timestamp{expire_ns});
+  if (!Submit(s, c, m, clordid)) return;
+  auto p = std::make_unique<Pending>();
+  p->session = s;
+  p->kind = 'D';
+  p->clordid = clordid;
+  pending_[key] = std::move(p);
+  if ((id >> 63) != 0 && clordid_text_.emplace(key, clordid).second && live_) {
+    clordid_buffer_ += Str(uint64_t{ss.account.value}) + ' ' + Str(id) + ' ' +
+                       clordid + '\n';
+  }
+}
+
+void FixGateway::OnCancel(int s, const Message& m, bool replace) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& clordid = Get(m, 11);
+  if (ss.trade_denied != nullptr) {
+    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+  }
+  const uint64_t id = ClientOrderIdForClOrdId(clordid);
+  if (id == 0) return RejectCancel(s, m, replace, nullptr, 99, ClOrdIdProblem());
+  if (const std::string* a = m.Find(1); a != nullptr && *a != ss.account_name) {
+    return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
+  }
+  Order* o = nullptr;
+  const std::string* order_id_text = m.Find(37);
+  if (order_id_text != nullptr) {
+    const auto oid = ParseU64(*order_id_text);
+    auto it = oid ? orders_.find(*oid) : orders_.end();
+    if (it != orders_.end() && it->second->account == ss.account) {
+      o = it->second.get();
+    }
+  } else {
+    const uint64_t orig = ClientOrderIdForClOrdId(Get(m, 41));
+    const Key okey{ss.account.value, orig};
+    auto it = order_by_clordid_.find(okey);
+    if (it != order_by_clordid_.end()) {
+      auto oit = orders_.find(it->second);
+      if (oit != orders_.end()) o = oit->second.get();
+    }
+    if (o == nullptr && orig != 0) {
+      auto pit = pending_.find(okey);
+      if (pit != pending_.end() && pit->second->kind == 'D') {
+        if (ss.held >= kMaxHeldPerSession) {
+          return RejectCancel(s, m, replace, nullptr, 99,
+                              "too many requests waiting for their order's "
+                              "acknowledgement");
+        }
+        ++ss.held;
+        held_[okey].emplace_back(s, m);
+        return;
+      }
+    }
+  }
+  if (o == nullptr) return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
+  if (o->done()) {
+    return RejectCancel(s, m, replace, o, 1,
+                        "UNKNOWN_ORDER: the order is already done");
+  }
+  const InstrumentInfo* info = config_.instrument(o->instrument);
+  if (info == nullptr || Get(m, 55) != info->symbol) {
+    return RejectCancel(s, m, replace, o, 99,
+                        "Symbol(55) " + Get(m, 55) + " is not the order's");
+  }
+  if (Get(m, 54) != std::string(1, SideChar(o->side))) {
+    return RejectCancel(s, m, replace, o, 99,
+                        "Side(54) " + Get(m, 54) + " is not the order's");
+  }
+  const Key key{ss.account.value, id};
+  if (pending_.count(key) != 0 || order_by_clordid_.count(key) != 0) {
+    return RejectCancel(s, m, replace, o, 6,
+                        "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
+                            " is already in use");
+  }
+  Command c;
+  c.account = ss.account;
+  c.client_order_id = exchange::ClientOrderId{id};
+  c.set_order_id(o->id);
+  if (replace) {
+    if (Get(m, 40) != "2") {
+      return RejectCancel(s, m, true, o, 99,
+                          "OrdType(40) must be 2: a resting order is a limit "
+                          "order");
+    }
+    const std::string* price_text = m.Find(44);
+    if (price_text == nullptr) {
+      return BusinessReject(s, m, 5, clordid,
+                            "Price(44) is required on a replace");
+    }
+    const auto p = ParseFixPrice(*price_text);
+    if (!p || *p <= 0) {
+      return RejectCancel(s, m, true, o, 99,
+                          "Price(44) " + *price_text +
+                              " is not a positive decimal with at most 4 "
+                              "decimal places");
+    }
+    const auto qty = ParseFixQuantity(Get(m, 38));
+    if (!qty) {
+      return RejectCancel(s, m, true, o, 99,
+                          "OrderQty(38) " + Get(m, 38) +
+                              " is not a positive whole number of lots");
+    }
+    if (const std::string* t = m.Find(59);
+        t != nullptr && *t != std::string(1, TifChar(o->tif))) {
+      return RejectCancel(s, m, true, o, 99,
+                          "TimeInForce(59) cannot be changed by a replace");
+    }
+    c.type = CommandType::kReplace;
+    c.price = Price{*p};
+    c.quantity = Quantity{*qty};
+  } else {
+    c.type = CommandType::kCancel;
+  }
+  if (!Submit(s, c, m, clordid)) return;
+  auto p = std::make_unique<Pending>();
+  p->session = s;
+  p->kind = replace ? 'G' : 'F';
+  p->clordid = clordid;
+  p->orig_clordid = ClOrdIdText(ss.account, o->clordid);
+  p->order_id = o->id.value;
+  pending_[key] = std::move(p);
+  if (!replace) pending_cancel_by_order_[o->id.value] = key;
+  if (replace && (id >> 63) != 0 &&
+      clordid_text_.emplace(key, clordid).second && live_) {
+    clordid_buffer_ += Str(uint64_t{ss.account.value}) + ' ' + Str(id) + ' ' +
+                       clordid + '\n';
+  }
+}
+
+void FixGateway::OnMassCancel(int s, const Message& m) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& clordid = Get(m, 11);
+  if (ss.trade_denied != nullptr) {
+    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+  }
+  const std::string& type = Get(m, 530);
+  auto refuse = [&](int reason, const std::string& text) {
+    engine_->Send(s, MassCancelReport(clordid, type, Get(m, 55), "0", reason,
+                                      text, 0, deps_.clock->Now()));
+  };
+  const uint64_t id = ClientOrderIdForClOrdId(clordid);
+  if (id == 0) return refuse(99, ClOrdIdProblem());
+  InstrumentId instrument;
+  if (type == "1") {
+    const std::string* sym = m.Find(55);
+    if (sym == nullptr) {
+      return BusinessReject(s, m, 5, clordid,
+                            "Symbol(55) is required with "
+                            "MassCancelRequestType 1");
+    }
+    const InstrumentInfo* info = config_.FindInstrument(*sym);
+    if (info == nullptr) return refuse(1, "unknown Symbol(55) " + *sym);
+    instrument = info->id;
+  } else if (type != "7") {
+    return refuse(0,
+                  "MassCancelRequestType(530) must be 1 (security) or 7 (all)");
+  }
+  const Key key{ss.account.value, id};
+  if (pending_.count(key) != 0) {
+    return refuse(99, "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
+                          " is already in flight");
+  }
+  Command c;
+  c.type = CommandType::kMassCancel;
+  c.account = ss.account;
+  c.instrument = instrument;
+  c.client_order_id = exchange::ClientOrderId{id};
+  if (!Submit(s, c, m, clordid)) return;
+  auto p = std::make_unique<Pending>();
+  p->session = s;
+  p->kind = 'q';
+  p->clordid = clordid;
+  p->mass_type = type[0];
+  if (type == "1") p->symbol = Get(m, 55);
+  pending_[key] = std::move(p);
+}
+
+void FixGateway::OnOrderStatus(int s, const Message& m) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& clordid = Get(m, 11);
+  if (ss.trade_denied != nullptr) {
+    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+  }
+  const Order* o = nullptr;
+  bool pending_new = false;
+  if (const std::string* oid_text = m.Find(37)) {
+    const auto oid = ParseU64(*oid_text);
+    auto it = oid ? orders_.find(*oid) : orders_.end();
+    if (it != orders_.end() && it->second->account == ss.account) {
+      o = it->second.get();
+    }
+  } else {
+    const Key key{ss.account.value, ClientOrderIdForClOrdId(clordid)};
+    auto it = order_by_clordid_.find(key);
+    if (it != order_by_clordid_.end()) {
+      auto oit = orders_.find(it->second);
+      if (oit != orders_.end()) o = oit->second.get();
+    }
+    if (o == nullptr) {
+      auto pit = pending_.find(key);
+      pending_new = pit != pending_.end() && pit->second->kind == 'D';
+    }
+  }
+  Message r;
+  r.type = "8";
+  if (o != nullptr) {
+    Event none;
+    none.ts = deps_.clock->Now();
+    r = ExecReport(*o, 'I', none);
+  } else {
+    r.Add(37, kNone);
+    r.Add(11, clordid);
+    r.Add(17, reject_exec_prefix_ + Str(++reject_exec_count_));
+    r.Add(150, "I");
+    r.Add(39, pending_new ? "A" : "8");
+    if (!ss.account_name.empty()) r.Add(1, ss.account_name);
+    for (int tag : {55, 54}) {
+      if (const std::string* v = m.Find(tag)) r.Add(tag, *v);
+    }
+    r.Add(151, "0");
+    r.Add(14, "0");
+    r.Add(6, "0");
+    if (!pending_new) {
+      r.Add(103, "5");
+      r.Add(58, "UNKNOWN_ORDER");
+    }
+    r.Add(60, FormatFixTime(deps_.clock->Now()));
+  }
+  if (const std::string* req = m.Find(790)) r.Add(790, *req);
+  engine_->Send(s, r);
+}
+
+void FixGateway::MarketDataReject(int s, const std::string& req_id,
+                                  int reason, const std::string& text) {
+  Message r;
+  r.type = "Y";
+  r.Add(262, req_id);
+  if (reason >= 0) r.Add(281, Str(int64_t{reason}));
+  r.Add(58, text);
+  engine_->Send(s, r);
+}
+
+void FixGateway::OnMarketDataRequest(int s, const Message& m) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& req_id = Get(m, 262);
+  const std::string& sub_type = Get(m, 263);
+  if (sub_type == "2") {
+    const auto before = ss.md.size();
+    ss.md.erase(std::remove_if(ss.md.begin(), ss.md.end(),
+                               [&](const SessionState::Subscription& x) {
+                                 return x.req_id == req_id;
+                               }),
+                ss.md.end());
+    if (ss.md.size() == before) {
+      MarketDataReject(s, req_id, -1,
+                       "no live subscription has MDReqID " + req_id);
+    }
+    return;
+  }
+  if (sub_type != "0" && sub_type != "1") {
+    return MarketDataReject(
+        s, req_id, 4,
+        "SubscriptionRequestType(263) must be 0, 1 or 2");
+  }
+  const bool subscribe = sub_type == "1";
+  const auto depth = ParseU64(Get(m, 264));
+  if (!depth || *depth > 1'000'000) {
+    return MarketDataReject(s, req_id, 5,
+                            "MarketDepth(264) must be 0 (full book) or N");
+  }
+  if (subscribe && *depth != 0) {
+    return MarketDataReject(s, req_id, 5,
+                            "a subscription carries the full book: "
+                            "MarketDepth(264) must be 0");
+  }
+  if (const std::string* t = m.Find(265); subscribe && t != nullptr && *t != "1") {
+    return MarketDataReject(s, req_id, 6,
+                            "MDUpdateType(265) must be 1 (incremental)");
+  }
+  bool book = false, trades = false;
+  if (const Group* g = m.FindGroup(267)) {
+    for (const auto& entry : g->entries) {
+      const std::string* t = FindIn(entry, 269);
+      if (t != nullptr && (*t == "0" || *t == "1")) {
+        book = true;
+      } else if (t != nullptr && *t == "2") {
+        trades = true;
+      } else {
+        return MarketDataReject(
+            s, req_id, 8,
+            "MDEntryType(269) " + (t ? *t : std::string()) +
+                " is not published; 0 (bid), 1 (offer) and 2 (trade) are");
+      }
+    }
+  }
+  if (!book && !trades) {
+    return BusinessReject(s, m, 5, req_id,
+                          "NoMDEntryTypes(267) must name at least one type");
+  }
+  std::vector<const InstrumentInfo*> symbols;
+  if (const Group* g = m.FindGroup(146)) {
+    for (const auto& entry : g->entries) {
+      const std::string* sym = FindIn(entry, 55);
+      const InstrumentInfo* info =
+          sym == nullptr ? nullptr : config_.FindInstrument(*sym);
+      if (info == nullptr) {
+        return MarketDataReject(s, req_id, 0,
+                                "unknown Symbol(55) " + (sym ? *sym : ""));
+      }
+      symbols.push_back(info);
+    }
+  }
+  if (symbols.empty()) {
+    return BusinessReject(s, m, 5, req_id,
+                          "NoRelatedSym(146) must name at least one symbol");
+  }
+  if (subscribe) {
+    for (const auto& x : ss.md) {
+      if (x.req_id == req_id) {
+        return MarketDataReject(s, req_id, 1,
+                                "MDReqID " + req_id + " is already live");
+      }
+    }
+    if (ss.md.size() + symbols.size() > kMaxSubscriptionsPerSession) {
+      return MarketDataReject(s, req_id, 2,
+                              "at most " + Str(uint64_t{kMaxSubscriptionsPerSession}) +
+                                  " subscriptions per session");
+    }
+  }
+  // Entries built per command are not yet sent: flush them first, so the
+  // snapshot and the updates after it line up.
+  FlushMarketData();
+  const MarketDataStore& md = *deps_.market_data;
+  std::vector<BookLevel> levels;
+  std::vector<TradeRecord> recent;
+  for (const InstrumentInfo* info : symbols) {
+    Message w;
+    w.type = "W";
+    w.Add(262, req_id);
+    w.Add(55, info->symbol);
+    Group g;
+    g.count_tag = 268;
+    g.delimiter = 269;
+    if (book) {
+      for (Side side : {Side::kBuy, Side::kSell}) {
+        md.Levels(info->id, side, *depth, &levels);
+        for (const BookLevel& l : levels) {
+          g.entries.push_back({{269, side == Side::kBuy ? "0" : "1"},
+                               {270, exchange::FormatPrice(l.price)},
+                               {271, Str(l.quantity.lots)},
+                               {346, Str(uint64_t{l.order_count})}});
+        }
+      }
+    }
+    if (trades) {
+      md.RecentTrades(info->id, kSnapshotTrades, &recent);
+      for (const TradeRecord& t : recent) {
+        g.entries.push_back({{269, "2"},
+                             {270, exchange::FormatPrice(t.price)},
+                             {271, Str(t.quantity.lots)},
+                             {1003, Str(t.id.value)}});
+      }
+    }
+    if (g.entries.empty()) {
+      w.Add(268, "0");
+    } else {
+      w.groups.push_back(std::move(g));
+    }
+    engine_->Send(s, w);
+    if (subscribe) {
+      ss.md.push_back({req_id, info->id.value, book, trades});
+    }
+  }
+}
+
+void FixGateway::OnSecurityList(int s, const Message& m) {
+  const std::string& req_id = Get(m, 320);
+  const std::string& type = Get(m, 559);
+  std::vector<const InstrumentInfo*> list;
+  if (type == "4") {
+    for (const InstrumentInfo& i : config_.instruments) list.push_back(&i);
+  } else if (type == "0") {
+    const std::string* sym = m.Find(55);
+    if (sym == nullptr) {
+      return BusinessReject(s, m, 5, req_id,
+                            "Symbol(55) is required with "
+                            "SecurityListRequestType 0");
+    }
+    if (const InstrumentInfo* i = config_.FindInstrument(*sym)) {
+      list.push_back(i);
+    }
+  } else {
+    return BusinessReject(s, m, 0, req_id,
+                          "SecurityListRequestType(559) must be 0 (symbol) "
+                          "or 4 (all)");
+  }
+  Message y;
+  y.type = "y";
+  y.Add(320, req_id);
+  y.Add(322, req_id);
+  y.Add(560, list.empty() ? "2" : "0");
+  if (list.empty()) {
+    y.Add(58, "no instrument matches");
+    engine_->Send(s, y);
+    return;
+  }
+  Group g;
+  g.count_tag = 146;
+  g.delimiter = 55;
+  for (const InstrumentInfo* i : list) {
+    std::vector<Field> e;
+    e.push_back({55, i->symbol});
+    const bool future = i->kind == exchange::InstrumentKind::kFuture;
+    e.push_back({167, future ? "FUT" : "SPOT"});
+    if (future && i->maturity.size() == 7) {
+      e.push_back({200, i->maturity.substr(0, 4) + i->maturity.substr(5, 2)});
+    }
+    if (i->last_trading_day.size() == 10) {
+      const std::string& d = i->last_trading_day;
+      e.push_back({541, d.substr(0, 4) + d.substr(5, 2) + d.substr(8, 2)});
+    }
+    e.push_back({15, "USD"});
+    const std::size_t idx = i->id.value - 1;
+    if (idx < config_.engine.instruments.size()) {
+      e.push_back(
+          {969, exchange::FormatPrice(config_.engine.instruments[idx].tick)});
+    }
+    e.push_back({231, Str(i->contract_gpu_hours)});
+    e.push_back({5801, i->grade});
+    e.push_back({5802, "GPU-HOUR"});
+    e.push_back({326, TradingStatus(deps_.market_data->state(i->id))});
+    g.entries.push_back(std::move(e));
+  }
+  y.groups.push_back(std::move(g));
+  engine_->Send(s, y);
+}
+
+void FixGateway::OnSecurityStatus(int s, const Message& m) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& req_id = Get(m, 324);
+  const std::string& type = Get(m, 263);
+  const InstrumentInfo* info = config_.FindInstrument(Get(m, 55));
+  if (type == "2") {
+    ss.status.erase(
+        std::remove_if(ss.status.begin(), ss.status.end(),
+                       [&](const SessionState::StatusSubscription& x) {
+                         return x.req_id == req_id;
+                       }),
+        ss.status.end());
+    return;
+  }
+  if (info == nullptr) {
+    return BusinessReject(s, m, 2, req_id, "unknown Symbol(55) " + Get(m, 55));
+  }
+  if (type != "0" && type != "1") {
+    return BusinessReject(s, m, 0, req_id,
+                          "SubscriptionRequestType(263) must be 0, 1 or 2");
+  }
+  if (type == "1") {
+    if (ss.status.size() >= kMaxSubscriptionsPerSession) {
+      return BusinessReject(s, m, 0, req_id,
+                            "too many security status subscriptions");
+    }
+    ss.status.push_back({req_id, info->id.value});
+  }
+  Message f;
+  f.type = "f";
+  f.Add(324, req_id);
+  f.Add(55, info->symbol);
+  f.Add(326, TradingStatus(deps_.market_data->state(info->id)));
+  f.Add(60, FormatFixTime(deps_.clock->Now()));
+  engine_->Send(s, f);
+}
+
+// ---------------------------------------------------------------- clordids
+
+std::string FixGateway::ClOrdIdText(AccountId account, uint64_t id) const {
+  auto it = clordid_text_.find({account.value, id});
+  return it != clordid_text_.end() ? it->second : Str(id);
+}
+
+void FixGateway::FlushClOrdIdFile() {
+  if (clordid_buffer_.empty() || clordid_fd_ < 0) return;
+  const char* p = clordid_buffer_.data();
+  std::size_t left = clordid_buffer_.size();
+  while (left > 0) {
+    const ssize_t n = ::write(clordid_fd_, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      Log("fix: cannot append to " + clordid_path_ + ": " +
+          std::strerror(errno));
+      break;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  clordid_buffer_.clear();
+}
+
+// ------------------------------------------------------------------ events
+
+std::string FixGateway::NextExecId(exchange::Seq seq) {
+  if (seq != exec_seq_) {
+    exec_seq_ = seq;
+    exec_index_ = 0;
+  }
+  return Str(seq.value) + "-" + Str(uint64_t{exec_index_++});
+}
+
+Message FixGateway::ExecReport(const Order& o, char exec_type, const Event& e) {
+  Message r;
+  r.type = "8";
+  r.Add(37, Str(o.id.value));
+  r.Add(11, ClOrdIdText(o.account, o.clordid));
+  r.Add(17, exec_type == 'I' ? reject_exec_prefix_ + Str(++reject_exec_count_)
+                             : NextExecId(e.seq));
+  r.Add(150, std::string(1, exec_type));
+  r.Add(39, std::string(1, o.status));
+  if (const AccountInfo* a = config_.account(o.account)) r.Add(1, a->name);
+  if (const InstrumentInfo* i = config_.instrument(o.instrument)) {
+    r.Add(55, i->symbol);
+  }
+  r.Add(54, std::string(1, SideChar(o.side)));
+  r.Add(38, Str(o.quantity.lots));
+  r.Add(40, o.type == OrderType::kMarket ? "1" : "2");
+  if (o.type != OrderType::kMarket) r.Add(44, exchange::FormatPrice(o.price));
+  r.Add(59, std::string(1, TifChar(o.tif)));
+  r.Add(151, Str(o.leaves.lots));
+  r.Add(14, Str(o.filled.lots));
+  r.Add(6, FormatAvgPx(o.notional, o.filled.lots));
+  r.Add(60, FormatFixTime(e.ts));
+  return r;
+}
+
+void FixGateway::SendToAccount(AccountId account, const Message& m) {
+  if (account.value >= by_account_.size()) return;
+  for (int s : by_account_[account.value]) engine_->Send(s, m);
+}
+
+void FixGateway::DropCopy(const Event& e, bool counter) {
+  const OrderId id = counter ? e.counter_order_id : e.order_id;
+  auto it = orders_.find(id.value);
+  if (it == orders_.end()) return;
+  const AccountInfo* a = config_.account(it->second->account);
+  if (a == nullptr) return;
+  auto cm = by_clearing_member_.find(a->clearing_member);
+  if (cm == by_clearing_member_.end()) return;
+  Message r = ExecReport(*it->second, 'F', e);
+  r.Add(32, Str(e.quantity.lots));
+  r.Add(31, exchange::FormatPrice(e.price));
+  r.Add(880, Str(e.trade_id.value));
+  r.Add(797, "Y");
+  for (int s : cm->second) engine_->Send(s, r);
+}
+
+namespace {
+
+void Fill(FixGateway::Order* o, Quantity leaves, Quantity filled,
+          const Event& e) {
+  o->leaves = leaves;
+  o->filled = filled;
+  o->notional += static_cast<Int128>(e.price.units) * e.quantity.lots;
+  o->status = leaves.lots == 0 ? '2' : '1';
+}
+
+}  // namespace
+
+void FixGateway::OnEvent(const Event& e) {
+  if (live_) {
+    FlushClOrdIdFile();
+    if (e.seq != md_seq_) FlushMarketData();
+    md_seq_ = e.seq;
+    MarketData(e);
+  }
+  auto find = [&](OrderId id) -> Order* {
+    auto it = orders_.find(id.value);
+    return it == orders_.end() ? nullptr : it->second.get();
+  };
+  auto take = [&](AccountId a, exchange::ClientOrderId c,
+                  char kind) -> std::unique_ptr<Pending> {
+    auto it = pending_.find({a.value, c.value});
+    if (it == pending_.end() || it->second->kind != kind) return nullptr;
+    auto p = std::move(it->second);
+    pending_.erase(it);
+    return p;
+  };
+  auto release = [&](AccountId a, exchange::ClientOrderId c) {
+    auto it = held_.find({a.value, c.value});
+    if (it == held_.end()) return;
+    for (auto& h : it->second) released_.push_back(std::move(h));
+    held_.erase(it);
+  };
+  switch (e.type) {
+    case EventType::kOrderAccepted: {
+      auto o = std::make_unique<Order>();
+      o->id = e.order_id;
+      o->account = e.account;
+      o->instrument = e.instrument;
+      o->side = e.side;
+      o->type = e.order_type;
+      o->tif = e.tif;
+      o->price = e.price;
+      o->quantity = e.quantity;
+      o->leaves = e.leaves;
+      o->filled = e.filled;
+      o->clordid = e.client_order_id.value;
+      o->status = '0';
+      Order& ref = *o;
+      orders_[e.order_id.value] = std::move(o);
+      order_by_clordid_[{e.account.value, e.client_order_id.value}] =
+          e.order_id.value;
+      auto p = take(e.account, e.client_order_id, 'D');
+      if (live_) SendToAccount(e.account, ExecReport(ref, '0', e));
+      release(e.account, e.client_order_id);
+      break;
+    }
+    case EventType::kTrade: {
+      Order* a = find(e.order_id);
+      Order* c = find(e.counter_order_id);
+      if (a != nullptr) Fill(a, e.leaves, e.filled, e);
+      if (c != nullptr) Fill(c, e.counter_leaves, e.counter_filled, e);
+      if (!live_) break;
+      for (Order* o : {a, c}) {
+        if (o == nullptr) continue;
+        Message r = ExecReport(*o, 'F', e);
+        r.Add(32, Str(e.quantity.lots));
+        r.Add(31, exchange::FormatPrice(e.price));
+        r.Add(880, Str(e.trade_id.value));
+        SendToAccount(o->account, r);
+      }
+      DropCopy(e, false);
+      DropCopy(e, true);
+      break;
+    }
+    case EventType::kCancelAccepted:
+    case EventType::kOrderCancelled: {
+      Order* o = find(e.order_id);
+      if (o == nullptr) break;
+      const bool expired = e.type == EventType::kOrderCancelled &&
+                           e.cancel_reason() == CancelReason::kExpired;
+      o->leaves = Quantity{0};
+      o->filled = e.filled;
+      o->status = expired ? 'C' : '4';
+      std::unique_ptr<Pending> p;
+      if (e.type == EventType::kCancelAccepted) {
+        auto it = pending_cancel_by_order_.find(e.order_id.value);
+        if (it != pending_cancel_by_order_.end()) {
+          auto pit = pending_.find(it->second);
+          if (pit != pending_.end()) {
+            p = std::move(pit->second);
+            pending_.erase(pit);
+          }
+          pending_cancel_by_order_.erase(it);
+        }
+      }
+      if (!live_) break;
+      Message r = ExecReport(*o, expired ? 'C' : '4', e);
+      if (p != nullptr) {
+        for (Field& f : r.fields) {
+          if (f.tag == 11) f.value = p->clordid;
+        }
+        r.Add(41, p->orig_clordid);
+      }
+      if (e.type == EventType::kOrderCancelled) {
+        r.Add(58, std::string(exchange::CancelReasonName(e.cancel_reason())));
+      }
+      SendToAccount(o->account, r);
+      break;
+    }
+    case EventType::kOrderReplaced: {
+      Order* o = find(e.order_id);
+      if (o == nullptr) break;
+      const uint64_t old = o->clordid;
+      o->clordid = e.client_order_id.value;
+      o->price = e.price;
+      o->quantity = e.quantity;
+      o->leaves = e.leaves;
+      o->filled = e.filled;
+      o->status = e.filled.lots > 0 ? '1' : '0';
+      order_by_clordid_[{e.account.value, e.client_order_id.value}] =
+          e.order_id.value;
+      auto p = take(e.account, e.client_order_id, 'G');
+      if (!live_) break;
+      Message r = ExecReport(*o, '5', e);
+      r.Add(41, p != nullptr ? p->orig_clordid : ClOrdIdText(o->account, old));
+      SendToAccount(o->account, r);
+      break;
+    }
+    case EventType::kOrderRestated: {
+      Order* o = find(e.order_id);
+      if (o == nullptr) break;
+      o->leaves = e.leaves;
+      if (!live_) break;
+      Message r = ExecReport(*o, 'D', e);
+      r.Add(378, "8");
+      r.Add(58, std::string(exchange::CancelReasonName(e.cancel_reason())));
+      SendToAccount(o->account, r);
+      break;
+    }
+    case EventType::kMassCancelDone: {
+      auto p = take(e.account, e.client_order_id, 'q');
+      if (!live_ || p == nullptr) break;
+      const std::string type(1, p->mass_type);
+      engine_->Send(p->session,
+                    MassCancelReport(p->clordid, type, p->symbol, type, 0, "",
+                                     e.count, e.ts));
+      break;
+    }
+    case EventType::kRejected: {
+      const std::string reason(exchange::RejectCodeName(e.reject_code()));
+      if (e.command == CommandType::kNewOrder) {
+        auto p = take(e.account, e.client_order_id, 'D');
+        release(e.account, e.client_order_id);
+        if (!live_) break;
+        Message r;
+        r.type = "8";
+        r.Add(37, kNone);
+        r.Add(11, p != nullptr ? p->clordid
+                               : ClOrdIdText(e.account, e.client_order_id.value));
+        r.Add(17, NextExecId(e.seq));
+        r.Add(150, "8");
+        r.Add(39, "8");
+        if (const AccountInfo* a = config_.account(e.account)) r.Add(1, a->name);
+        if (const InstrumentInfo* i = config_.instrument(e.instrument)) {
+          r.Add(55, i->symbol);
+        }
+        if (e.side != Side::kNone) r.Add(54, std::string(1, SideChar(e.side)));
+        r.Add(38, Str(e.quantity.lots));
+        if (e.price.units != 0) r.Add(44, exchange::FormatPrice(e.price));
+        r.Add(151, "0");
+        r.Add(14, "0");
+        r.Add(6, "0");
+        r.Add(103, Str(int64_t{OrdRejReason(e.reject_code())}));
+        r.Add(58, reason);
+        r.Add(60, FormatFixTime(e.ts));
+        SendToAccount(e.account, r);
+      } else if (e.command == CommandType::kCancel ||
+                 e.command == CommandType::kReplace) {
+        const bool replace = e.command == CommandType::kReplace;
+        auto p = take(e.account, e.client_order_id, replace ? 'G' : 'F');
+        if (!replace) pending_cancel_by_order_.erase(e.order_id.value);
+        if (!live_) break;
+        Order* o = find(e.order_id);
+        if (o != nullptr && o->account != e.account) o = nullptr;
+        Message r;
+        r.type = "9";
+        r.Add(37, o != nullptr ? Str(o->id.value) : std::string(kNone));
+        r.Add(11, p != nullptr ? p->clordid
+                               : ClOrdIdText(e.account, e.client_order_id.value));
+        r.Add(41, p != nullptr ? p->orig_clordid
+                 : o != nullptr ? ClOrdIdText(o->account, o->clordid)
+                                : std::string(kNone));
+        r.Add(39, o != nullptr ? std::string(1, o->status) : std::string("8"));
+        r.Add(434, replace ? "2" : "1");
+        r.Add(102, Str(int64_t{CxlRejReason(e.reject_code())}));
+        r.Add(58, reason);
+        if (const AccountInfo* a = config_.account(e.account)) r.Add(1, a->name);
+        r.Add(60, FormatFixTime(e.ts));
+        if (p != nullptr) {
+          engine_->Send(p->session, r);
+        } else {
+          SendToAccount(e.account, r);
+        }
+      } else if (e.command == CommandType::kMassCancel) {
+        auto p = take(e.account, e.client_order_id, 'q');
+        if (!live_ || p == nullptr) break;
+        const int why =
+            e.reject_code() == RejectCode::kUnknownInstrument ? 1 : 99;
+        engine_->Send(p->session,
+                      MassCancelReport(p->clordid, std::string(1, p->mass_type),
+                                       p->symbol, "0", why, reason, 0, e.ts));
+      }
+      break;
+    }
+    case EventType::kInstrumentStateChanged: {
+      if (!live_) break;
+      const InstrumentInfo* info = config_.instrument(e.instrument);
+      if (info == nullptr) break;
+      for (const auto& s : sessions_) {
+        if (!s->logged_on) continue;
+        for (const auto& sub : s->status) {
+          if (sub.instrument != e.instrument.value) continue;
+          Message f;
+          f.type = "f";
+          f.Add(324, sub.req_id);
+          f.Add(55, info->symbol);
+          f.Add(326, TradingStatus(e.state));
+          f.Add(60, FormatFixTime(e.ts));
+          engine_->Send(s->index, f);
+        }
+      }
+      break;
+    }
+    case EventType::kSessionEnded:
+      if (e.instrument.value != 0) break;
+      // The trading day is over: forget finished orders and their ClOrdIDs
+      // (client order ids are unique per day).
+      for (auto it = orders_.begin(); it != orders_.end();) {
+        it = it->second->done() ? orders_.erase(it) : std::next(it);
+      }
+      for (auto it = order_by_clordid_.begin(); it != order_by_clordid_.end();) {
+        auto o = orders_.find(it->second);
+        const bool keep = o != orders_.end() &&
+                          o->second->clordid == it->first.second;
+        it = keep ? std::next(it) : order_by_clordid_.erase(it);
+      }
+      for (auto it = clordid_text_.begin(); it != clordid_text_.end();) {
+        const bool keep = order_by_clordid_.count(it->first) != 0 ||
+                          pending_.count(it->first) != 0;
+        it = keep ? std::next(it) : clordid_text_.erase(it);
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+void FixGateway::MarketData(const Event& e) {
+  if (e.type != EventType::kBookLevel && e.type != EventType::kTrade) return;
+  const InstrumentInfo* info = config_.instrument(e.instrument);
+  if (info == nullptr) return;
+  bool wanted = false;
+  for (const auto& s : sessions_) {
+    for (const auto& sub : s->md) {
+      if (sub.instrument == e.instrument.value &&
+          (e.type == EventType::kTrade ? sub.trades : sub.book)) {
+        wanted = true;
+      }
+    }
+  }
+  if (!wanted) return;
+  std::vector<Field> entry;
+  if (e.type == EventType::kBookLevel) {
+    const bool gone = e.quantity.lots <= 0;
+    const char* action =
+        gone ? "2"
+             : deps_.market_data->HasLevel(e.instrument, e.side, e.price) ? "1"
+                                                                         : "0";
+    entry.push_back({279, action});
+    entry.push_back({269, e.side == Side::kBuy ? "0" : "1"});
+    entry.push_back({55, info->symbol});
+    entry.push_back({270, exchange::FormatPrice(e.price)});
+    if (!gone) {
+      entry.push_back({271, Str(e.quantity.lots)});
+      entry.push_back({346, Str(uint64_t{e.count})});
+    }
+  } else {
+    entry.push_back({279, "0"});
+    entry.push_back({269, "2"});
+    entry.push_back({55, info->symbol});
+    entry.push_back({270, exchange::FormatPrice(e.price)});
+    entry.push_back({271, Str(e.quantity.lots)});
+    entry.push_back({1003, Str(e.trade_id.value)});
+  }
+  md_entries_.emplace_back(e.instrument.value, std::move(entry));
+}
+
+void FixGateway::FlushMarketData() {
+  if (md_entries_.empty()) return;
+  for (const auto& s : sessions_) {
+    if (!s->logged_on) continue;
+    for (const auto& sub : s->md) {
+      Group g;
+      g.count_tag = 268;
+      g.delimiter = 279;
+      for (const auto& [instrument, entry] : md_entries_) {
+        if (instrument != sub.instrument) continue;
+        const bool trade = entry[1].value == "2";
+        if (trade ? !sub.trades : !sub.book) continue;
+        g.entries.push_back(entry);
+      }
+      if (g.entries.empty()) continue;
+      Message x;
+      x.type = "X";
+      x.Add(262, sub.req_id);
+      x.groups.push_back(std::move(g));
+      engine_->Send(s->index, x);
+    }
+  }
+  md_entries_.clear();
+}
+
+}  // namespace cfx::gateway::fix

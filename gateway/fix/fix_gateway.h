@@ -1,0 +1,213 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "exchange/clock.h"
+#include "exchange/core/command.h"
+#include "exchange/core/event.h"
+#include "exchange/core/status.h"
+#include "exchange/spsc_ring.h"
+#include "gateway/asio.h"
+#include "gateway/fix/fix_engine.h"
+
+namespace cfx::gateway {
+struct ServerConfig;
+struct UserConfig;
+class MarketDataStore;
+}  // namespace cfx::gateway
+
+namespace cfx::gateway::fix {
+
+// Sums of price x lots (average prices); __extension__ keeps -Wpedantic quiet.
+__extension__ using Int128 = __int128;
+
+struct FixGatewayDeps {
+  const ServerConfig* config = nullptr;
+  // The gateway thread's producer ring into the sequencer (shared with the
+  // protobuf gateway: both run on the gateway thread).
+  exchange::SpscRing<exchange::Command>* ring = nullptr;
+  const MarketDataStore* market_data = nullptr;
+  const exchange::Clock* clock = nullptr;
+  // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
+  std::string dir;
+  std::function<void(const std::string&)> log;
+};
+
+// The FIX 4.4 gateway (docs/fix.md): a TCP acceptor whose bytes go to the
+// QuickFIX session layer (fix_engine.h), FIX application messages mapped to
+// engine Commands, and durable engine events mapped to ExecutionReports,
+// cancel rejects, mass cancel reports, drop copies and market data.
+//
+// ClOrdIDs: 1-18 digits without a leading zero are the engine's client order
+// id; any other ClOrdID maps to a 64-bit hash with the top bit set, and its
+// text is kept (and appended to <dir>/clordids, so reports after a restart
+// still carry it).
+//
+// Thread: the gateway thread (io, OnEvent, Poll). Memory: one record per
+// order accepted today or still resting, one per ClOrdID text.
+class FixGateway final : private Handler {
+ public:
+  static Result<std::unique_ptr<FixGateway>> Create(asio::io_context& io,
+                                                    const FixGatewayDeps& deps);
+  ~FixGateway() override;
+  FixGateway(const FixGateway&) = delete;
+  FixGateway& operator=(const FixGateway&) = delete;
+
+  // Starts accepting on address:port (0 = an ephemeral port).
+  Status Listen(const std::string& address, uint16_t port);
+  uint16_t port() const { return port_; }
+
+  // One durable engine event, in seq order. Call BEFORE the market-data
+  // store sees it (book updates are classified new/change/delete against
+  // the store's previous state). During the startup replay (before
+  // GoLive()) it only rebuilds the order view.
+  void OnEvent(const exchange::Event& e);
+
+  // The startup replay is over: from now on events produce messages.
+  // Rewrites the ClOrdID file with the texts still needed.
+  Status GoLive();
+
+  // Socket writes, session timers and held requests. Returns the work done.
+  int Poll();
+
+  // Logs every session out and closes the connections.
+  void Stop();
+
+  uint64_t commands_submitted() const { return commands_submitted_; }
+
+  struct Order;
+  struct Pending;
+  struct SessionState;
+  struct Connection;
+
+ private:
+  FixGateway(asio::io_context& io, const FixGatewayDeps& deps);
+
+  // Handler (the QuickFIX island's callbacks).
+  std::string Authenticate(int session, const std::string& username,
+                           const std::string& password) override;
+  void OnLogon(int session) override;
+  void OnLogout(int session) override;
+  void OnMessage(int session, const Message& message) override;
+  void Write(uint64_t conn, const char* data, std::size_t size) override;
+  void Close(uint64_t conn) override;
+  void Log(const std::string& line) override;
+
+  // Requests.
+  void OnNewOrder(int s, const Message& m);
+  void OnCancel(int s, const Message& m, bool replace);
+  void OnMassCancel(int s, const Message& m);
+  void OnOrderStatus(int s, const Message& m);
+  void OnMarketDataRequest(int s, const Message& m);
+  void OnSecurityList(int s, const Message& m);
+  void OnSecurityStatus(int s, const Message& m);
+  bool Submit(int s, const exchange::Command& c, const Message& m,
+              const std::string& ref_id);
+  void BusinessReject(int s, const Message& m, int reason,
+                      const std::string& ref_id, const std::string& text);
+  void RejectNew(int s, const Message& m, int ord_rej_reason,
+                 const std::string& text);
+  void RejectCancel(int s, const Message& m, bool replace, const Order* o,
+                    int reason, const std::string& text);
+  void MarketDataReject(int s, const std::string& req_id, int reason,
+                        const std::string& text);
+
+  // Events.
+  void ApplyToOrders(const exchange::Event& e);
+  void Report(const exchange::Event& e);
+  void MarketData(const exchange::Event& e);
+  void SendToAccount(exchange::AccountId account, const Message& m);
+  void DropCopy(const exchange::Event& e, bool counter);
+  Message ExecReport(const Order& o, char exec_type, const exchange::Event& e);
+  void FlushMarketData();
+
+  // ClOrdIDs.
+  uint64_t ClientOrderIdOf(exchange::AccountId account, const std::string& text,
+                           bool remember);
+  std::string ClOrdIdText(exchange::AccountId account, uint64_t id) const;
+  void FlushClOrdIdFile();
+
+  // Transport.
+  void Accept();
+  void StartRead(const std::shared_ptr<Connection>& c);
+  void Flush(const std::shared_ptr<Connection>& c);
+  void Gone(const std::shared_ptr<Connection>& c);
+  std::string NextExecId(exchange::Seq seq);
+
+  asio::io_context& io_;
+  FixGatewayDeps deps_;
+  const ServerConfig& config_;
+  std::unique_ptr<Engine> engine_;
+  asio::ip::tcp::acceptor acceptor_;
+  uint16_t port_ = 0;
+  bool live_ = false;
+  bool stopped_ = false;
+
+  uint64_t next_conn_ = 1;
+  std::unordered_map<uint64_t, std::shared_ptr<Connection>> conns_;
+  std::vector<std::shared_ptr<Connection>> dirty_;
+
+  std::vector<std::unique_ptr<SessionState>> sessions_;
+  std::vector<std::vector<int>> by_account_;      // account id -> sessions
+  std::unordered_map<std::string, std::vector<int>> by_clearing_member_;
+
+  std::unordered_map<uint64_t, std::unique_ptr<Order>> orders_;
+  struct KeyHash {
+    std::size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
+      return std::hash<uint64_t>{}(k.second * 0x9e3779b97f4a7c15ull ^ k.first);
+    }
+  };
+  using Key = std::pair<uint32_t, uint64_t>;  // (account, client order id)
+  std::unordered_map<Key, uint64_t, KeyHash> order_by_clordid_;
+  std::unordered_map<Key, std::string, KeyHash> clordid_text_;
+  std::unordered_map<Key, std::unique_ptr<Pending>, KeyHash> pending_;
+  std::unordered_map<uint64_t, Key> pending_cancel_by_order_;
+  // Requests naming an order whose NewOrderSingle is still in flight.
+  std::unordered_map<Key, std::vector<std::pair<int, Message>>, KeyHash>
+      held_;
+  std::vector<std::pair<int, Message>> released_;
+
+  std::string password_salt_;  // random per process (Authenticate)
+  std::string clordid_path_;
+  int clordid_fd_ = -1;
+  std::string clordid_buffer_;
+
+  exchange::Seq exec_seq_;
+  uint32_t exec_index_ = 0;
+  std::string reject_exec_prefix_;
+  uint64_t reject_exec_count_ = 0;
+
+  // Market data built per command: instrument -> entries.
+  std::vector<std::pair<uint32_t, std::vector<Field>>> md_entries_;
+  exchange::Seq md_seq_;
+
+  uint64_t commands_submitted_ = 0;
+  int64_t last_tick_ns_ = 0;
+};
+
+// The engine client order id of a FIX ClOrdID (docs/fix.md): 1-18 digits
+// without a leading zero are the number itself; anything else is FNV-1a 64
+// with the top bit set. 0 for an invalid ClOrdID (empty, over 20
+// characters, or not printable ASCII without spaces).
+uint64_t ClientOrderIdForClOrdId(std::string_view text);
+
+// A FIX price ("5.80") in engine units, or nullopt (docs/fix.md: at most 4
+// decimals, no sign or exponent).
+std::optional<int64_t> ParseFixPrice(std::string_view text);
+// A FIX quantity ("5", "5.0") in lots, or nullopt (not a positive whole
+// number).
+std::optional<int64_t> ParseFixQuantity(std::string_view text);
+// Average price `notional` / `lots` (notional in engine price units x lots),
+// rounded half-even to 6 decimal places, e.g. "5.805". "0" when lots is 0.
+std::string FormatAvgPx(Int128 notional, int64_t lots);
+// "YYYYMMDD-HH:MM:SS.sss" UTC.
+std::string FormatFixTime(exchange::Timestamp t);
+
+}  // namespace cfx::gateway::fix

@@ -1,0 +1,836 @@
+// The QuickFIX island on its own (gateway/fix/fix_engine.h): raw FIX bytes
+// in through Engine::Received, bytes and callbacks out through a recording
+// Handler. No sockets, no QuickFIX headers here.
+
+#include "gateway/fix/fix_engine.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gateway/fix/dictionary.h"
+#include "tests/support/temp_dir.h"
+
+namespace cfx::gateway::fix {
+namespace {
+
+using Fields = std::vector<std::pair<int, std::string>>;
+
+constexpr char kSoh = '\001';
+constexpr char kBadCredentials[] = "invalid username or password";
+
+// Now in UTC as FIX's UTCTimestamp, "YYYYMMDD-HH:MM:SS.sss".
+std::string UtcNow() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          now.time_since_epoch())
+                          .count() %
+                      1000;
+  std::tm tm{};
+  gmtime_r(&seconds, &tm);
+  char text[64];
+  std::snprintf(text, sizeof(text), "%04d%02d%02d-%02d:%02d:%02d.%03d",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min, tm.tm_sec, static_cast<int>(millis));
+  return text;
+}
+
+// The UTC time of day `offset_seconds` from now, "HH:MM:SS".
+std::string TimeOfDay(long offset_seconds) {
+  const std::time_t t = std::time(nullptr) + offset_seconds;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[64];
+  std::snprintf(text, sizeof(text), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min,
+                tm.tm_sec);
+  return text;
+}
+
+// 8=FIX.4.4|9=<length>|<fields>|10=<checksum>|
+std::string Frame(const Fields& fields) {
+  std::string body;
+  for (const auto& [tag, value] : fields) {
+    body += std::to_string(tag) + "=" + value + kSoh;
+  }
+  std::string message = std::string("8=FIX.4.4") + kSoh +
+                        "9=" + std::to_string(body.size()) + kSoh + body;
+  unsigned sum = 0;
+  for (unsigned char c : message) sum += c;
+  char checksum[16];
+  std::snprintf(checksum, sizeof(checksum), "10=%03u", sum % 256);
+  return message + checksum + kSoh;
+}
+
+// One message as written by the engine.
+struct Wire {
+  Fields fields;
+  std::string raw;  // SOH shown as '|'
+
+  const std::string* Find(int tag) const {
+    for (const auto& field : fields) {
+      if (field.first == tag) return &field.second;
+    }
+    return nullptr;
+  }
+  std::string Get(int tag) const {
+    const std::string* value = Find(tag);
+    return value == nullptr ? "" : *value;
+  }
+  bool Has(int tag) const { return Find(tag) != nullptr; }
+  std::string type() const { return Get(35); }
+};
+
+std::vector<Wire> Split(const std::string& bytes) {
+  std::vector<Wire> out;
+  std::string::size_type pos = 0;
+  while (pos < bytes.size()) {
+    const std::string::size_type end = bytes.find(kSoh, pos);
+    if (end == std::string::npos) break;
+    const std::string field = bytes.substr(pos, end - pos);
+    const std::string::size_type eq = field.find('=');
+    const int tag = std::stoi(field.substr(0, eq));
+    if (tag == 8 || out.empty()) out.emplace_back();
+    out.back().fields.emplace_back(tag, field.substr(eq + 1));
+    out.back().raw += field + "|";
+    pos = end + 1;
+  }
+  return out;
+}
+
+class RecordingHandler : public Handler {
+ public:
+  std::string Authenticate(int session, const std::string& username,
+                           const std::string& password) override {
+    ++authenticate_calls;
+    const auto it = credentials.find(session);
+    if (it != credentials.end() && it->second.first == username &&
+        it->second.second == password) {
+      return "";
+    }
+    return kBadCredentials;
+  }
+  void OnLogon(int session) override { logons.push_back(session); }
+  void OnLogout(int session) override { logouts.push_back(session); }
+  void OnMessage(int session, const Message& message) override {
+    messages.emplace_back(session, message);
+  }
+  void Write(uint64_t conn, const char* data, std::size_t size) override {
+    written[conn].append(data, size);
+  }
+  void Close(uint64_t conn) override { closed.push_back(conn); }
+  void Log(const std::string& line) override { log.push_back(line); }
+
+  bool Closed(uint64_t conn) const {
+    for (uint64_t c : closed) {
+      if (c == conn) return true;
+    }
+    return false;
+  }
+  bool Logged(const std::string& text) const {
+    for (const std::string& line : log) {
+      if (line.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
+
+  std::map<int, std::pair<std::string, std::string>> credentials;
+  int authenticate_calls = 0;
+  std::vector<int> logons;
+  std::vector<int> logouts;
+  std::vector<std::pair<int, Message>> messages;
+  std::map<uint64_t, std::string> written;
+  std::vector<uint64_t> closed;
+  std::vector<std::string> log;
+};
+
+// A FIX counterparty on one connection, numbering what it sends.
+class Client {
+ public:
+  Client(Engine* engine, RecordingHandler* handler, uint64_t conn,
+         std::string sender)
+      : engine_(engine),
+        handler_(handler),
+        conn_(conn),
+        sender_(std::move(sender)) {}
+
+  void Connect(double now = 0) { engine_->Connected(conn_, now); }
+  void Disconnect() { engine_->Disconnected(conn_); }
+  void SendBytes(const std::string& bytes) {
+    engine_->Received(conn_, bytes.data(), bytes.size());
+  }
+  void Send(const std::string& type, const Fields& body,
+            const Fields& extra_header = {}) {
+    SendBytes(Build(type, next_seq++, body, extra_header));
+  }
+  void Logon(const std::string& username, const std::string& password,
+             const Fields& extra = {}) {
+    Fields body = {{98, "0"}, {108, "30"}};
+    body.insert(body.end(), extra.begin(), extra.end());
+    body.emplace_back(553, username);
+    body.emplace_back(554, password);
+    Send("A", body);
+  }
+  std::string Build(const std::string& type, int seq, const Fields& body,
+                    const Fields& extra_header = {}) const {
+    Fields fields = {{35, type},
+                     {49, sender_},
+                     {56, "CFX"},
+                     {34, std::to_string(seq)},
+                     {52, UtcNow()}};
+    fields.insert(fields.end(), extra_header.begin(), extra_header.end());
+    fields.insert(fields.end(), body.begin(), body.end());
+    return Frame(fields);
+  }
+  // The messages written to this connection since the last Take().
+  std::vector<Wire> Take() {
+    std::vector<Wire> out = Split(handler_->written[conn_]);
+    handler_->written[conn_].clear();
+    return out;
+  }
+  bool Closed() const { return handler_->Closed(conn_); }
+  std::string Written() const {
+    auto it = handler_->written.find(conn_);
+    return it == handler_->written.end() ? "" : it->second;
+  }
+
+  int next_seq = 1;
+
+ private:
+  Engine* engine_;
+  RecordingHandler* handler_;
+  uint64_t conn_;
+  std::string sender_;
+};
+
+Message ExecutionReport() {
+  Message report;
+  report.type = "8";
+  report.Add(37, "1");
+  report.Add(11, "A-1");
+  report.Add(17, "12-0");
+  report.Add(150, "F");
+  report.Add(39, "2");
+  report.Add(55, "XB2SZ6");
+  report.Add(54, "1");
+  report.Add(151, "0");
+  report.Add(14, "5");
+  report.Add(6, "5.8");
+  return report;
+}
+
+class FixEngineTest : public ::testing::Test {
+ protected:
+  FixEngineTest()
+      // A daily window that started an hour ago: no reset during the test.
+      : start_time_(TimeOfDay(-3600)), end_time_(TimeOfDay(-3601)) {
+    handler_.credentials[0] = {"trader-a", "secret-a"};
+    handler_.credentials[1] = {"trader-b", "secret-b"};
+  }
+
+  EngineOptions Options() const {
+    EngineOptions options;
+    options.sessions = {"TRADER_A", "TRADER_B"};
+    options.store_dir = dir_.Sub("store/fix");
+    options.dictionary_xml = EmbeddedDictionaryXml();
+    options.start_time = start_time_;
+    options.end_time = end_time_;
+    return options;
+  }
+
+  void Start() {
+    std::string error;
+    engine_ = Engine::Create(Options(), &handler_, &error);
+    ASSERT_NE(engine_, nullptr) << error;
+  }
+
+  void SetUp() override { Start(); }
+
+  Client NewClient(uint64_t conn, const std::string& sender = "TRADER_A") {
+    return Client(engine_.get(), &handler_, conn, sender);
+  }
+
+  // Connects and logs on as trader-a; returns the engine's answer.
+  std::vector<Wire> LogOnA(Client& client) {
+    client.Connect();
+    client.Logon("trader-a", "secret-a");
+    return client.Take();
+  }
+
+  void ExpectNoSecretsLogged() const {
+    for (const std::string& line : handler_.log) {
+      EXPECT_EQ(line.find("secret"), std::string::npos) << line;
+      EXPECT_EQ(line.find("wrong-password"), std::string::npos) << line;
+    }
+  }
+
+  cfx::testing::TempDir dir_;
+  const std::string start_time_;
+  const std::string end_time_;
+  RecordingHandler handler_;
+  std::unique_ptr<Engine> engine_;
+};
+
+TEST(FixEngineCreate, RefusesABadDictionary) {
+  cfx::testing::TempDir dir;
+  RecordingHandler handler;
+  EngineOptions options;
+  options.sessions = {"TRADER_A"};
+  options.store_dir = dir.Sub("fix");
+  options.dictionary_xml = "<fix type='FIX' major='4' minor='4'>";
+  std::string error;
+  EXPECT_EQ(Engine::Create(options, &handler, &error), nullptr);
+  EXPECT_NE(error.find("data dictionary"), std::string::npos) << error;
+}
+
+TEST(FixEngineCreate, RefusesAStoreDirThatIsAFile) {
+  cfx::testing::TempDir dir;
+  const std::string file = dir.Sub("file");
+  std::FILE* f = std::fopen(file.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  RecordingHandler handler;
+  EngineOptions options;
+  options.sessions = {"TRADER_A"};
+  options.store_dir = file + "/fix";
+  options.dictionary_xml = EmbeddedDictionaryXml();
+  std::string error;
+  EXPECT_EQ(Engine::Create(options, &handler, &error), nullptr);
+  EXPECT_NE(error.find("store"), std::string::npos) << error;
+}
+
+TEST(FixEngineCreate, RefusesDuplicateSessions) {
+  cfx::testing::TempDir dir;
+  RecordingHandler handler;
+  EngineOptions options;
+  options.sessions = {"TRADER_A", "TRADER_A"};
+  options.store_dir = dir.Sub("fix");
+  options.dictionary_xml = EmbeddedDictionaryXml();
+  std::string error;
+  EXPECT_EQ(Engine::Create(options, &handler, &error), nullptr);
+  EXPECT_NE(error.find("duplicate"), std::string::npos) << error;
+}
+
+TEST_F(FixEngineTest, LogonIsAnswered) {
+  Client client = NewClient(1);
+  const std::vector<Wire> out = LogOnA(client);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(49), "CFX");
+  EXPECT_EQ(out[0].Get(56), "TRADER_A");
+  EXPECT_EQ(out[0].Get(34), "1");
+  EXPECT_EQ(out[0].Get(98), "0");
+  EXPECT_EQ(out[0].Get(108), "30");
+  EXPECT_FALSE(client.Closed());
+  EXPECT_TRUE(engine_->LoggedOn(0));
+  EXPECT_FALSE(engine_->LoggedOn(1));
+  EXPECT_EQ(handler_.logons, std::vector<int>{0});
+  EXPECT_EQ(handler_.authenticate_calls, 1);
+  EXPECT_TRUE(handler_.Logged("fix TRADER_A: Responding to logon request"));
+  ExpectNoSecretsLogged();
+}
+
+TEST_F(FixEngineTest, WrongPasswordGetsLogoutWithTextThenClose) {
+  Client client = NewClient(1);
+  client.Connect();
+  client.Logon("trader-a", "wrong-password");
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_EQ(out[0].Get(58), kBadCredentials);
+  EXPECT_TRUE(client.Closed());
+  EXPECT_FALSE(engine_->LoggedOn(0));
+  EXPECT_TRUE(handler_.logons.empty());
+  EXPECT_TRUE(handler_.logouts.empty());
+  client.Disconnect();
+  ExpectNoSecretsLogged();
+}
+
+TEST_F(FixEngineTest, MissingPasswordIsRefusedLikeAWrongOne) {
+  Client client = NewClient(1);
+  client.Connect();
+  client.Send("A", {{98, "0"}, {108, "30"}, {553, "trader-a"}});
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_EQ(out[0].Get(58), kBadCredentials);
+  EXPECT_TRUE(client.Closed());
+}
+
+TEST_F(FixEngineTest, UnknownSenderCompIdIsClosedWithoutAnswer) {
+  Client client = NewClient(1, "NOBODY");
+  client.Connect();
+  client.Logon("trader-a", "secret-a");
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_TRUE(client.Closed());
+  EXPECT_EQ(handler_.authenticate_calls, 0);
+  EXPECT_TRUE(handler_.Logged(
+      "fix: connection 1 closed: unknown SenderCompID \"NOBODY\""));
+  ExpectNoSecretsLogged();
+}
+
+TEST_F(FixEngineTest, WrongTargetCompIdIsClosedWithoutAnswer) {
+  Client client = NewClient(1);
+  client.Connect();
+  client.SendBytes(Frame({{35, "A"},
+                          {49, "TRADER_A"},
+                          {56, "NOT_CFX"},
+                          {34, "1"},
+                          {52, UtcNow()},
+                          {98, "0"},
+                          {108, "30"}}));
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_TRUE(client.Closed());
+}
+
+TEST_F(FixEngineTest, FirstMessageNotALogonIsClosedWithoutAnswer) {
+  Client client = NewClient(1);
+  client.Connect();
+  client.Send("0", {});
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_TRUE(client.Closed());
+  EXPECT_TRUE(handler_.Logged("first message is not a Logon (35=0)"));
+  // Bytes after the close are ignored.
+  client.Logon("trader-a", "secret-a");
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_FALSE(engine_->LoggedOn(0));
+}
+
+TEST_F(FixEngineTest, SecondConnectionOfABoundSessionIsClosed) {
+  Client first = NewClient(1);
+  ASSERT_EQ(LogOnA(first).size(), 1u);
+
+  Client second = NewClient(2);
+  second.Connect();
+  second.Logon("trader-a", "secret-a");
+  EXPECT_EQ(second.Written(), "");
+  EXPECT_TRUE(second.Closed());
+  EXPECT_TRUE(handler_.Logged("already logged on"));
+  second.Disconnect();
+
+  EXPECT_FALSE(first.Closed());
+  EXPECT_TRUE(engine_->LoggedOn(0));
+  first.Send("1", {{112, "T1"}});
+  const std::vector<Wire> out = first.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "0");
+  EXPECT_EQ(out[0].Get(112), "T1");
+  EXPECT_EQ(out[0].Get(34), "2");
+}
+
+TEST_F(FixEngineTest, SessionIsFreeAgainAfterItsConnectionCloses) {
+  Client first = NewClient(1);
+  ASSERT_EQ(LogOnA(first).size(), 1u);
+  first.Disconnect();
+  EXPECT_EQ(handler_.logouts, std::vector<int>{0});
+  EXPECT_FALSE(engine_->LoggedOn(0));
+
+  Client second = NewClient(2);
+  second.next_seq = first.next_seq;
+  const std::vector<Wire> out = LogOnA(second);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "2");
+  EXPECT_TRUE(engine_->LoggedOn(0));
+}
+
+TEST_F(FixEngineTest, ApplicationMessageReachesOnMessageWithItsGroups) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  client.Send("V", {{262, "R1"},
+                    {263, "1"},
+                    {264, "0"},
+                    {265, "1"},
+                    {267, "2"},
+                    {269, "0"},
+                    {269, "1"},
+                    {146, "1"},
+                    {55, "XB2SZ6"}});
+  EXPECT_TRUE(client.Take().empty());
+  ASSERT_EQ(handler_.messages.size(), 1u);
+  EXPECT_EQ(handler_.messages[0].first, 0);
+  const Message& message = handler_.messages[0].second;
+  EXPECT_EQ(message.type, "V");
+  EXPECT_FALSE(message.poss_dup);
+  EXPECT_EQ(message.seq_num, 2);
+  std::vector<int> tags;
+  for (const Field& field : message.fields) tags.push_back(field.tag);
+  EXPECT_EQ(tags, (std::vector<int>{262, 263, 264, 265}));
+  ASSERT_NE(message.Find(262), nullptr);
+  EXPECT_EQ(*message.Find(262), "R1");
+  EXPECT_EQ(message.Find(267), nullptr);
+
+  ASSERT_EQ(message.groups.size(), 2u);
+  const Group* types = message.FindGroup(267);
+  ASSERT_NE(types, nullptr);
+  EXPECT_EQ(types->delimiter, 269);
+  ASSERT_EQ(types->entries.size(), 2u);
+  ASSERT_NE(FindIn(types->entries[0], 269), nullptr);
+  EXPECT_EQ(*FindIn(types->entries[0], 269), "0");
+  EXPECT_EQ(*FindIn(types->entries[1], 269), "1");
+  const Group* symbols = message.FindGroup(146);
+  ASSERT_NE(symbols, nullptr);
+  EXPECT_EQ(symbols->delimiter, 55);
+  ASSERT_EQ(symbols->entries.size(), 1u);
+  ASSERT_EQ(symbols->entries[0].size(), 1u);
+  EXPECT_EQ(symbols->entries[0][0].value, "XB2SZ6");
+}
+
+TEST_F(FixEngineTest, PossDupFlagReachesOnMessage) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  client.Send("x", {{320, "S1"}, {559, "4"}}, {{43, "Y"}, {122, UtcNow()}});
+  ASSERT_EQ(handler_.messages.size(), 1u);
+  EXPECT_TRUE(handler_.messages[0].second.poss_dup);
+}
+
+TEST_F(FixEngineTest, MissingRequiredTagGetsRejectAndNoOnMessage) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  // NewOrderSingle without ClOrdID(11).
+  client.Send("D", {{55, "XB2SZ6"},
+                    {54, "1"},
+                    {38, "5"},
+                    {40, "2"},
+                    {44, "5.80"},
+                    {60, UtcNow()}});
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "3");
+  EXPECT_EQ(out[0].Get(45), "2");
+  EXPECT_EQ(out[0].Get(372), "D");
+  EXPECT_EQ(out[0].Get(373), "1");
+  EXPECT_EQ(out[0].Get(371), "11");
+  EXPECT_TRUE(handler_.messages.empty());
+  EXPECT_TRUE(engine_->LoggedOn(0));
+}
+
+TEST_F(FixEngineTest, ValueOutsideTheDictionaryGetsReject) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  client.Send("D", {{11, "A-1"},
+                    {55, "XB2SZ6"},
+                    {54, "3"},
+                    {38, "5"},
+                    {40, "2"},
+                    {44, "5.80"},
+                    {60, UtcNow()}});
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "3");
+  EXPECT_EQ(out[0].Get(373), "5");
+  EXPECT_EQ(out[0].Get(371), "54");
+  EXPECT_TRUE(handler_.messages.empty());
+}
+
+TEST_F(FixEngineTest, MessageTypeOutsideTheDictionaryGetsReject) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  client.Send("AE", {{571, "T1"}});
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "3");
+  EXPECT_EQ(out[0].Get(373), "11");
+  EXPECT_TRUE(handler_.messages.empty());
+}
+
+TEST_F(FixEngineTest, GarbledMessageIsIgnoredOnceLoggedOn) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  std::string garbled = client.Build("1", 2, {{112, "T1"}});
+  garbled[garbled.size() - 2] = garbled[garbled.size() - 2] == '0' ? '1' : '0';
+  client.SendBytes(garbled);  // wrong CheckSum: as if never received
+  EXPECT_TRUE(client.Take().empty());
+  EXPECT_FALSE(client.Closed());
+  client.Send("1", {{112, "T2"}});  // 2 again
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "0");
+  EXPECT_EQ(out[0].Get(112), "T2");
+}
+
+TEST_F(FixEngineTest, StaleLogonIsClosed) {
+  Client client = NewClient(1);
+  client.Connect();
+  // SendingTime ten minutes old: outside the 120 s latency check.
+  const std::time_t old = std::time(nullptr) - 600;
+  std::tm tm{};
+  gmtime_r(&old, &tm);
+  char sending_time[64];
+  std::snprintf(sending_time, sizeof(sending_time),
+                "%04d%02d%02d-%02d:%02d:%02d.000", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  client.SendBytes(Frame({{35, "A"},
+                          {49, "TRADER_A"},
+                          {56, "CFX"},
+                          {34, "1"},
+                          {52, sending_time},
+                          {98, "0"},
+                          {108, "30"},
+                          {553, "trader-a"},
+                          {554, "secret-a"}}));
+  EXPECT_TRUE(client.Closed());
+  EXPECT_FALSE(engine_->LoggedOn(0));
+  EXPECT_TRUE(handler_.logons.empty());
+}
+
+TEST_F(FixEngineTest, SendWhileLoggedOnIsWrittenWithGroupsInOrder) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  Message update;
+  update.type = "X";
+  update.Add(262, "R1");
+  Group entries;
+  entries.count_tag = 268;
+  entries.delimiter = 279;
+  entries.entries = {{{279, "0"},
+                      {269, "0"},
+                      {55, "XB2SZ6"},
+                      {270, "5.8"},
+                      {271, "3"},
+                      {346, "1"}},
+                     {{279, "0"},
+                      {269, "2"},
+                      {55, "XB2SZ6"},
+                      {270, "5.81"},
+                      {271, "1"},
+                      {1003, "T-7"}}};
+  update.groups.push_back(entries);
+  EXPECT_TRUE(engine_->Send(0, update));
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "X");
+  EXPECT_EQ(out[0].Get(34), "2");
+  EXPECT_NE(out[0].raw.find("|262=R1|268=2|279=0|269=0|55=XB2SZ6|270=5.8|"
+                            "271=3|346=1|279=0|269=2|55=XB2SZ6|270=5.81|271=1|"
+                            "1003=T-7|10="),
+            std::string::npos)
+      << out[0].raw;
+}
+
+TEST_F(FixEngineTest, SendRefusesAGroupEntryWithoutItsDelimiter) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  Message snapshot;
+  snapshot.type = "W";
+  snapshot.Add(55, "XB2SZ6");
+  Group entries;
+  entries.count_tag = 268;
+  entries.delimiter = 269;
+  entries.entries = {{{270, "5.8"}, {269, "0"}}};
+  snapshot.groups.push_back(entries);
+  EXPECT_FALSE(engine_->Send(0, snapshot));
+  EXPECT_TRUE(client.Take().empty());
+  EXPECT_TRUE(handler_.Logged("does not start with its delimiter"));
+}
+
+TEST_F(FixEngineTest, SendWhileLoggedOffIsStoredAndResentOnResendRequest) {
+  Client first = NewClient(1);
+  ASSERT_EQ(LogOnA(first).size(), 1u);  // our 1
+  first.Send("5", {});                  // our Logout: 2
+  std::vector<Wire> out = first.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_TRUE(first.Closed());
+  EXPECT_EQ(handler_.logouts, std::vector<int>{0});
+  first.Disconnect();
+
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));  // our 3, not written
+  EXPECT_TRUE(handler_.written.count(2) == 0);
+
+  Client second = NewClient(2);
+  second.next_seq = first.next_seq;
+  out = LogOnA(second);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "4");  // the client sees the gap: 3 is missing
+
+  second.Send("2", {{7, "3"}, {16, "0"}});
+  out = second.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].type(), "8");
+  EXPECT_EQ(out[0].Get(34), "3");
+  EXPECT_EQ(out[0].Get(43), "Y");
+  EXPECT_TRUE(out[0].Has(122));
+  EXPECT_EQ(out[0].Get(37), "1");
+  EXPECT_EQ(out[0].Get(11), "A-1");
+  EXPECT_EQ(out[0].Get(150), "F");
+  EXPECT_EQ(out[0].Get(6), "5.8");
+  // The Logon (4) is a session message: gap-filled, not resent.
+  EXPECT_EQ(out[1].type(), "4");
+  EXPECT_EQ(out[1].Get(34), "4");
+  EXPECT_EQ(out[1].Get(123), "Y");
+  EXPECT_EQ(out[1].Get(36), "5");
+  EXPECT_TRUE(handler_.Logged("Received ResendRequest FROM: 3 TO: 0"));
+}
+
+TEST_F(FixEngineTest, SequenceNumbersSurviveARestart) {
+  Client before = NewClient(1);
+  ASSERT_EQ(LogOnA(before).size(), 1u);  // client 1, our 1
+  before.Send("1", {{112, "T1"}});       // client 2, our Heartbeat 2
+  ASSERT_EQ(before.Take().size(), 1u);
+
+  engine_.reset();
+  Start();
+
+  Client after = NewClient(7);
+  after.next_seq = before.next_seq;  // 3
+  std::vector<Wire> out = LogOnA(after);
+  ASSERT_EQ(out.size(), 1u);  // no ResendRequest: 3 was expected
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "3");
+  after.Send("1", {{112, "T2"}});
+  out = after.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "4");
+}
+
+TEST_F(FixEngineTest, RefusedLogonDoesNotResetSequenceNumbers) {
+  Client owner = NewClient(1);
+  ASSERT_EQ(LogOnA(owner).size(), 1u);  // client 1, our 1
+  owner.Send("5", {});                  // client 2, our 2
+  owner.Disconnect();
+
+  Client intruder = NewClient(2);
+  intruder.next_seq = owner.next_seq;  // 3, as expected
+  intruder.Connect();
+  intruder.Logon("trader-a", "wrong-password", {{141, "Y"}});
+  std::vector<Wire> out = intruder.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");  // our 3
+  EXPECT_EQ(out[0].Get(58), kBadCredentials);
+  EXPECT_EQ(out[0].Get(34), "3");
+  intruder.Disconnect();
+
+  Client again = NewClient(3);
+  again.next_seq = owner.next_seq;  // still 3: the refused Logon is not counted
+  out = LogOnA(again);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "4");
+  EXPECT_FALSE(out[0].Has(141));
+  ExpectNoSecretsLogged();
+}
+
+TEST_F(FixEngineTest, ResetSeqNumFlagOnAnAcceptedLogonResets) {
+  Client owner = NewClient(1);
+  ASSERT_EQ(LogOnA(owner).size(), 1u);
+  owner.Send("5", {});
+  owner.Disconnect();
+
+  Client client = NewClient(2);
+  client.Connect();
+  client.Logon("trader-a", "secret-a", {{141, "Y"}});
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "1");
+  EXPECT_EQ(out[0].Get(141), "Y");
+}
+
+TEST_F(FixEngineTest, GarbageWithoutAMessageIsClosed) {
+  Client client = NewClient(1);
+  client.Connect();
+  const std::string chunk(8 * 1024, 'x');
+  for (int i = 0; i < 9 && !client.Closed(); ++i) client.SendBytes(chunk);
+  EXPECT_TRUE(client.Closed());
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_TRUE(handler_.Logged("without a complete message"));
+}
+
+TEST_F(FixEngineTest, AnOverlongMessageIsClosed) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  client.SendBytes(std::string("8=FIX.4.4") + kSoh + "9=1000000" + kSoh +
+                   "35=D" + kSoh);
+  const std::string chunk(16 * 1024, 'y');
+  for (int i = 0; i < 5 && !client.Closed(); ++i) client.SendBytes(chunk);
+  EXPECT_TRUE(client.Closed());
+  EXPECT_TRUE(handler_.messages.empty());
+}
+
+TEST_F(FixEngineTest, ConnectionWithoutLogonTimesOut) {
+  Client client = NewClient(1);
+  client.Connect(100.0);
+  engine_->Tick(109.0);
+  EXPECT_FALSE(client.Closed());
+  engine_->Tick(110.0);
+  EXPECT_TRUE(client.Closed());
+  EXPECT_TRUE(handler_.Logged("no Logon within 10 s"));
+}
+
+TEST_F(FixEngineTest, LoggedOnConnectionDoesNotTimeOut) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  engine_->Tick(60.0);
+  EXPECT_FALSE(client.Closed());
+  EXPECT_TRUE(engine_->LoggedOn(0));
+}
+
+TEST_F(FixEngineTest, LogoutAllSendsLogoutAndCloses) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  engine_->LogoutAll("exchange shutting down");
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_EQ(out[0].Get(58), "exchange shutting down");
+  EXPECT_TRUE(client.Closed());
+  EXPECT_EQ(handler_.logouts, std::vector<int>{0});
+  EXPECT_FALSE(engine_->LoggedOn(0));
+  client.Disconnect();
+
+  // Shutting down: later Logons are refused.
+  Client late = NewClient(2);
+  late.next_seq = client.next_seq;
+  late.Connect();
+  late.Logon("trader-a", "secret-a");
+  EXPECT_TRUE(late.Closed());
+  EXPECT_FALSE(engine_->LoggedOn(0));
+}
+
+TEST_F(FixEngineTest, CloseThatDisconnectsSynchronouslyIsSafe) {
+  // A Handler whose Close() reports the disconnect at once.
+  class EagerHandler : public RecordingHandler {
+   public:
+    void Close(uint64_t conn) override {
+      RecordingHandler::Close(conn);
+      if (engine != nullptr) engine->Disconnected(conn);
+    }
+    Engine* engine = nullptr;
+  };
+  EagerHandler handler;
+  handler.credentials[0] = {"trader-a", "secret-a"};
+  cfx::testing::TempDir dir;
+  EngineOptions options = Options();
+  options.store_dir = dir.Sub("fix");
+  std::string error;
+  std::unique_ptr<Engine> engine = Engine::Create(options, &handler, &error);
+  ASSERT_NE(engine, nullptr) << error;
+  handler.engine = engine.get();
+
+  Client refused(engine.get(), &handler, 1, "TRADER_A");
+  refused.Connect();
+  refused.Logon("trader-a", "wrong-password");
+  EXPECT_TRUE(refused.Closed());
+
+  Client client(engine.get(), &handler, 2, "TRADER_A");
+  client.Connect();
+  client.Logon("trader-a", "secret-a");
+  EXPECT_TRUE(engine->LoggedOn(0));
+  client.Send("5", {});
+  EXPECT_TRUE(client.Closed());
+  EXPECT_FALSE(engine->LoggedOn(0));
+  EXPECT_EQ(handler.logouts, std::vector<int>{0});
+}
+
+}  // namespace
+}  // namespace cfx::gateway::fix
