@@ -11,6 +11,11 @@
 // Thread: an Engine and its Handler are used from one thread only (the
 // gateway thread); every callback runs inside one of the Engine's methods on
 // that thread.
+//
+// Output is batched: the session stores buffer their records and the engine
+// holds the bytes for each connection until Engine::Flush(), which writes
+// the stores first, so that no byte reaches a socket before the store
+// records it depends on (docs/fix.md, "Sequence numbers and recovery").
 
 #include <cstddef>
 #include <cstdint>
@@ -101,7 +106,10 @@ class Handler {
   // An application message that passed the session layer and dictionary
   // validation (duplicates already dropped by sequence number).
   virtual void OnMessage(int session, const Message& message) = 0;
-  // Transport: queue `size` bytes for connection `conn`.
+  // Transport: queue `size` bytes for connection `conn`. Called from
+  // Engine::Flush() (or just before a Close), after the session stores
+  // have written the records of these bytes to the OS: the bytes may go to
+  // the socket at any time after the call.
   virtual void Write(uint64_t conn, const char* data, std::size_t size) = 0;
   // Transport: close connection `conn` once what is queued for it has been
   // written. The engine still gets Disconnected(conn) afterwards.
@@ -128,13 +136,30 @@ class Engine {
   // the daily window. Call about once a second.
   virtual void Tick(double now_seconds) = 0;
 
-  // Sends an application message on `session`: numbered and stored, written
-  // now when the session is logged on, else kept in the store for the
-  // client's ResendRequest after its next logon. False if QuickFIX refused
-  // it (the message is then lost, and the line is logged).
+  // Sends an application message on `session`: numbered and stored, and
+  // written by the next Flush() when the session is logged on, else kept in
+  // the store for the client's ResendRequest after its next logon. False if
+  // QuickFIX refused it (the message is then lost, and the line is logged).
   virtual bool Send(int session, const Message& message) = 0;
 
+  // Writes what the session stores buffered since the last Flush (sequence
+  // numbers, sent messages) to the OS, not to the disk (docs/fix.md: the
+  // stores survive a crash of the process, not a power loss), then hands
+  // the bytes queued for each connection to Handler::Write. Every output
+  // of the other methods waits for it, so call it once per poll cycle,
+  // before writing sockets. After LogoutAll() every call flushes on return.
+  //
+  // If a store cannot write, it keeps its records for the next Flush, the
+  // line is logged, and its session's queued bytes are dropped and its
+  // connection closed (the client recovers them by ResendRequest).
+  virtual void Flush() = 0;
+
   virtual bool LoggedOn(int session) const = 0;
+
+  // True iff the session has sent something in the current daily window
+  // (its next sender MsgSeqNum is above 1): a client that will expect the
+  // messages stored for it while it is away.
+  virtual bool HasHistory(int session) const = 0;
 
   // Sends Logout(5) with `reason` on every logged-on session and closes
   // their connections (shutdown).

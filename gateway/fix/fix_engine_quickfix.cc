@@ -1,13 +1,17 @@
 // The QuickFIX island behind fix_engine.h. Compiled as C++14 (STYLE.md §10):
-// the only file besides the generated dictionary that includes QuickFIX.
+// with session_store_quickfix.cc and the generated dictionary, the only
+// files that include QuickFIX.
 //
 // QuickFIX supplies the FIX session layer (FIX::Session: sequence numbers,
-// the message store, validation against the data dictionary, heartbeats,
-// resends). The sockets stay on the C++20 side: each connection is a
-// FIX::Parser fed by Received() and a FIX::Responder that hands bytes back
-// through Handler::Write/Close. Routing is ours too: QuickFIX's global
-// session registry is never used (two Engines, or an Engine and a plain
-// SocketAcceptor, may share a process with identical SessionIDs).
+// validation against the data dictionary, heartbeats, resends). The message
+// store is ours (session_store.h): it buffers its records until Flush(). The
+// sockets stay on the C++20 side: each connection is a FIX::Parser fed by
+// Received() and a FIX::Responder whose bytes wait in the connection's
+// output until Flush() has written the stores, then go out through
+// Handler::Write (Handler::Close flushes first). Routing is ours too:
+// QuickFIX's global session registry is never used (two Engines, or an
+// Engine and a plain SocketAcceptor, may share a process with identical
+// SessionIDs).
 
 #include <quickfix/Application.h>
 #include <quickfix/DataDictionary.h>
@@ -15,7 +19,6 @@
 #include <quickfix/Exceptions.h>
 #include <quickfix/FieldTypes.h>
 #include <quickfix/Fields.h>
-#include <quickfix/FileStore.h>
 #include <quickfix/Group.h>
 #include <quickfix/Log.h>
 #include <quickfix/Message.h>
@@ -40,6 +43,7 @@
 #include <vector>
 
 #include "gateway/fix/fix_engine.h"
+#include "gateway/fix/session_store.h"
 
 namespace cfx {
 namespace gateway {
@@ -78,6 +82,10 @@ const int kLogLinesPerTick = 50;
 
 // Client-supplied text in our own log lines is cut to this many characters.
 const std::size_t kMaxLoggedText = 32;
+
+// A connection's output buffer that grew past this is given back once
+// written.
+const std::size_t kMaxKeptOutput = 1 << 20;
 
 // QuickFIX session events worth a line in the server log: logons, logouts,
 // disconnects, sequence resets and resend requests, timeouts, store errors.
@@ -322,6 +330,9 @@ struct Connection {
   int session = -1;
   bool closing = false;  // Handler::Close was called
   bool gone = false;     // Disconnected() was called
+  // Bytes for Handler::Write at the next Flush; queued: in output_queue_.
+  std::string out;
+  bool queued = false;
   ConnectionResponder responder;
 };
 
@@ -408,7 +419,9 @@ class QuickFixEngine : public Engine {
   void Tick(double now_seconds) override;
   bool Send(int session, const Message& message) override;
   bool LoggedOn(int session) const override;
+  bool HasHistory(int session) const override;
   void LogoutAll(const std::string& reason) override;
+  void Flush() override;
 
   // Callbacks from the QuickFIX side.
   bool ResponderSend(Connection* connection, const std::string& bytes);
@@ -429,7 +442,10 @@ class QuickFixEngine : public Engine {
       ++engine_->depth_;
     }
     ~CallScope() {
-      if (--engine_->depth_ == 0) engine_->EraseGone();
+      if (--engine_->depth_ == 0) {
+        if (engine_->flush_on_return_) engine_->FlushOutput();
+        engine_->EraseGone();
+      }
     }
 
    private:
@@ -452,18 +468,31 @@ class QuickFixEngine : public Engine {
   void DispatchLogon(Connection* connection, const std::string& raw);
   void CloseConnection(Connection* connection, const std::string& reason);
   void Drop(Connection* connection);
+  // Handler::Close for a connection not closing yet, after a FlushOutput
+  // (bytes queued before a close, such as a Logout, go first).
+  void CloseAfterOutput(Connection* connection);
   void EraseGone();
+  // The stores, then the queued bytes (Engine::Flush).
+  void FlushOutput();
 
   const EngineOptions options_;
   Handler* const handler_;
   std::shared_ptr<FIX::DataDictionary> dictionary_;
   FIX::DataDictionaryProvider dictionaries_;
-  std::unique_ptr<FIX::FileStoreFactory> stores_;
+  std::unique_ptr<internal::SessionStores> stores_;
   SessionLogFactory log_factory_;
   // After the factories the sessions use: destroyed before them.
   std::vector<std::unique_ptr<SessionSlot> > slots_;
   std::unordered_map<std::string, int> session_by_comp_id_;
   std::map<uint64_t, std::unique_ptr<Connection> > connections_;
+  // Connections with bytes in `out`, in the order they got them.
+  std::vector<uint64_t> output_queue_;
+  bool flushing_ = false;
+  // A connection is gone: EraseGone has work.
+  bool erase_pending_ = false;
+  // After LogoutAll (shutdown; the caller may not call Flush again): every
+  // outermost call flushes on return.
+  bool flush_on_return_ = false;
   int depth_ = 0;
   int log_budget_ = kLogLinesPerTick;
   long log_suppressed_ = 0;
@@ -567,7 +596,14 @@ bool QuickFixEngine::Init(std::string* error) {
   dictionaries_.addTransportDataDictionary(begin_string, dictionary_);
   dictionaries_.addApplicationDataDictionary(
       FIX::Message::toApplVerID(begin_string), dictionary_);
-  stores_.reset(new FIX::FileStoreFactory(options_.store_dir));
+  try {
+    stores_.reset(new internal::SessionStores(
+        options_.store_dir,
+        [this](const std::string& line) { LogLine(line); }));
+  } catch (const std::exception& e) {
+    *error = std::string("fix: store: ") + e.what();
+    return false;
+  }
   const FIX::TimeRange window(FIX::UtcTimeOnly(start[0], start[1], start[2]),
                               FIX::UtcTimeOnly(end[0], end[1], end[2]));
 
@@ -581,7 +617,7 @@ bool QuickFixEngine::Init(std::string* error) {
     try {
       // HeartBtInt 0: an acceptor (the client's Logon sets the interval).
       slot->session.reset(
-          new FIX::Session(*slot->application, *stores_,
+          new FIX::Session(*slot->application, stores_->factory(),
                            FIX::SessionID(kBeginString, options_.sender_comp_id,
                                           slot->client_comp_id),
                            dictionaries_, window, 0, &log_factory_));
@@ -775,10 +811,55 @@ void QuickFixEngine::Drop(Connection* connection) {
           nullptr;
     }
   }
-  if (!connection->closing && !connection->gone) {
-    connection->closing = true;
-    handler_->Close(connection->id);
+  CloseAfterOutput(connection);
+}
+
+void QuickFixEngine::CloseAfterOutput(Connection* connection) {
+  if (connection->closing || connection->gone) return;
+  FlushOutput();
+  // FlushOutput may have closed it (its store could not write).
+  if (connection->closing || connection->gone) return;
+  connection->closing = true;
+  handler_->Close(connection->id);
+}
+
+void QuickFixEngine::FlushOutput() {
+  if (flushing_) return;  // a Close inside this Flush
+  flushing_ = true;
+  const bool stored = stores_->Flush();
+  std::vector<uint64_t> unstored;
+  for (std::size_t i = 0; i < output_queue_.size(); ++i) {
+    Connection* connection = Find(output_queue_[i]);
+    if (connection == nullptr) continue;
+    connection->queued = false;
+    std::string& out = connection->out;
+    if (!out.empty() && !connection->closing && !connection->gone) {
+      if (!stored && connection->session >= 0 &&
+          stores_->Failing(Prefix(connection->session))) {
+        // Its store records are not written: the bytes must not go out.
+        unstored.push_back(connection->id);
+      } else {
+        handler_->Write(connection->id, out.data(), out.size());
+      }
+    }
+    out.clear();
+    if (out.capacity() > kMaxKeptOutput) std::string().swap(out);
   }
+  output_queue_.clear();
+  flushing_ = false;
+  for (uint64_t id : unstored) {
+    Connection* connection = Find(id);
+    if (connection != nullptr) {
+      CloseConnection(connection, "the session store cannot be written");
+    }
+  }
+}
+
+void QuickFixEngine::Flush() {
+  // Called every poll cycle: nothing to do is the common case.
+  if (output_queue_.empty() && !stores_->Dirty()) return;
+  CallScope scope(this);
+  FlushOutput();
 }
 
 void QuickFixEngine::Disconnected(uint64_t conn) {
@@ -786,6 +867,7 @@ void QuickFixEngine::Disconnected(uint64_t conn) {
   Connection* connection = Find(conn);
   if (connection == nullptr || connection->gone) return;
   connection->gone = true;
+  erase_pending_ = true;
   if (Bound(connection)) {
     try {
       SessionOf(connection->session).disconnect();
@@ -800,12 +882,15 @@ void QuickFixEngine::Disconnected(uint64_t conn) {
 }
 
 void QuickFixEngine::EraseGone() {
+  if (!erase_pending_) return;
+  erase_pending_ = false;
   for (std::map<uint64_t, std::unique_ptr<Connection> >::iterator it =
            connections_.begin();
        it != connections_.end();) {
     if (it->second->gone && !Bound(it->second.get())) {
       it = connections_.erase(it);
     } else {
+      erase_pending_ = erase_pending_ || it->second->gone;
       ++it;
     }
   }
@@ -882,8 +967,20 @@ bool QuickFixEngine::LoggedOn(int session) const {
   return SessionOf(session).isLoggedOn();
 }
 
+bool QuickFixEngine::HasHistory(int session) const {
+  if (session < 0 || static_cast<std::size_t>(session) >= slots_.size()) {
+    return false;
+  }
+  try {
+    return SessionOf(session).getStore()->getNextSenderMsgSeqNum() > 1;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 void QuickFixEngine::LogoutAll(const std::string& reason) {
   CallScope scope(this);
+  flush_on_return_ = true;
   for (const std::unique_ptr<SessionSlot>& slot : slots_) {
     FIX::Session& session = *slot->session;
     try {
@@ -902,7 +999,11 @@ void QuickFixEngine::LogoutAll(const std::string& reason) {
 bool QuickFixEngine::ResponderSend(Connection* connection,
                                    const std::string& bytes) {
   if (connection->closing || connection->gone) return false;
-  handler_->Write(connection->id, bytes.data(), bytes.size());
+  if (!connection->queued) {
+    connection->queued = true;
+    output_queue_.push_back(connection->id);
+  }
+  connection->out += bytes;
   return true;
 }
 
@@ -912,10 +1013,7 @@ void QuickFixEngine::ResponderDisconnect(Connection* connection) {
   if (Bound(connection)) {
     slots_[static_cast<std::size_t>(connection->session)]->connection = nullptr;
   }
-  if (!connection->closing && !connection->gone) {
-    connection->closing = true;
-    handler_->Close(connection->id);
-  }
+  CloseAfterOutput(connection);
 }
 
 void QuickFixEngine::OnLogon(int session) { handler_->OnLogon(session); }

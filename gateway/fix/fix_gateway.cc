@@ -21,6 +21,7 @@
 #include "gateway/config/password.h"
 #include "gateway/config/server_config.h"
 #include "gateway/fix/dictionary.h"
+#include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 
 namespace cfx::gateway::fix {
@@ -287,8 +288,8 @@ std::optional<int64_t> ParseFixQuantity(std::string_view text) {
   const std::string_view whole = text.substr(0, dot);
   if (dot != std::string_view::npos) {
     const std::string_view frac = text.substr(dot + 1);
-    if (frac.empty() ||
-        !std::all_of(frac.begin(), frac.end(), [](char c) { return c == '0'; })) {
+    if (frac.empty() || !std::all_of(frac.begin(), frac.end(),
+                                     [](char c) { return c == '0'; })) {
       return std::nullopt;
     }
   }
@@ -342,9 +343,9 @@ struct FixGateway::Order {
   Quantity quantity;
   Quantity leaves;
   Quantity filled;
-  Int128 notional = 0;  // sum of fill price x lots
-  uint64_t clordid = 0;   // current client order id
-  char status = '0';      // OrdStatus(39)
+  Int128 notional = 0;   // sum of fill price x lots
+  uint64_t clordid = 0;  // current client order id
+  char status = '0';     // OrdStatus(39)
   bool done() const { return status == '2' || status == '4' || status == 'C'; }
 };
 
@@ -356,6 +357,7 @@ struct FixGateway::Pending {
   uint64_t order_id = 0;     // F, G
   char mass_type = 0;        // q: MassCancelRequestType(530)
   std::string symbol;        // q
+  int64_t received_ns = 0;   // D: arrival (steady clock), for order-to-ack
 };
 
 struct FixGateway::SessionState {
@@ -366,6 +368,10 @@ struct FixGateway::SessionState {
   std::string account_name;
   const char* trade_denied = nullptr;  // why this session may not trade
   bool logged_on = false;
+  // Gets the account's reports, also while logged off (stored for resend):
+  // logged on since the start, or holding messages of the current window
+  // in its store. A user who never uses FIX costs the gateway nothing.
+  bool active = false;
   int64_t tokens_milli = 0;
   int64_t tokens_ns = 0;
   std::size_t held = 0;
@@ -451,6 +457,8 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
   if (g->engine_ == nullptr) {
     return Status(StatusCode::kInvalidArgument, "fix: " + error);
   }
+  for (const auto& s : g->sessions_)
+    s->active = g->engine_->HasHistory(s->index);
   // ClOrdID texts of earlier runs: "<account> <client order id> <text>".
   g->clordid_path_ = deps.dir + "/clordids";
   std::ifstream in(g->clordid_path_);
@@ -470,9 +478,10 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
   }
   g->password_salt_.assign(reinterpret_cast<const char*>(salt), sizeof salt);
   g->reject_exec_prefix_ =
-      "R" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count()) +
+      "R" +
+      std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count()) +
       "-";
   return g;
 }
@@ -481,9 +490,9 @@ Status FixGateway::Listen(const std::string& address, uint16_t port) {
   boost::system::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
   if (ec) {
-    return Status(StatusCode::kInvalidArgument,
-                  "fix gateway: bad bind address \"" + address +
-                      "\": " + ec.message());
+    return Status(
+        StatusCode::kInvalidArgument,
+        "fix gateway: bad bind address \"" + address + "\": " + ec.message());
   }
   const tcp::endpoint ep(ip, port);
   acceptor_.open(ep.protocol(), ec);
@@ -523,13 +532,12 @@ Status FixGateway::GoLive() {
     return Status(StatusCode::kUnavailable,
                   "fix: cannot replace " + clordid_path_ + ": " + ec.message());
   }
-  clordid_fd_ =
-      ::open(clordid_path_.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC,
-             0644);
+  clordid_fd_ = ::open(clordid_path_.c_str(),
+                       O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
   if (clordid_fd_ < 0) {
-    return Status(StatusCode::kUnavailable,
-                  "fix: cannot open " + clordid_path_ + ": " +
-                      std::strerror(errno));
+    return Status(
+        StatusCode::kUnavailable,
+        "fix: cannot open " + clordid_path_ + ": " + std::strerror(errno));
   }
   live_ = true;
   return Status();
@@ -547,34 +555,34 @@ void FixGateway::Stop() {
 // -------------------------------------------------------------- transport
 
 void FixGateway::Accept() {
-  acceptor_.async_accept([this](boost::system::error_code ec,
-                                tcp::socket socket) {
-    if (stopped_) return;
-    if (ec) {
-      if (ec != asio::error::operation_aborted) Accept();
-      return;
-    }
-    if (conns_.size() >= 2 * std::size_t{config_.session.max_sessions}) {
-      boost::system::error_code ignored;
-      socket.close(ignored);
-      Accept();
-      return;
-    }
-    boost::system::error_code ignored;
-    socket.set_option(tcp::no_delay(true), ignored);
-    auto c = std::make_shared<Connection>(std::move(socket));
-    c->id = next_conn_++;
-    conns_[c->id] = c;
-    engine_->Connected(c->id, WallSeconds());
-    StartRead(c);
-    Accept();
-  });
+  acceptor_.async_accept(
+      [this](boost::system::error_code ec, tcp::socket socket) {
+        if (stopped_) return;
+        if (ec) {
+          if (ec != asio::error::operation_aborted) Accept();
+          return;
+        }
+        if (conns_.size() >= 2 * std::size_t{config_.session.max_sessions}) {
+          boost::system::error_code ignored;
+          socket.close(ignored);
+          Accept();
+          return;
+        }
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        auto c = std::make_shared<Connection>(std::move(socket));
+        c->id = next_conn_++;
+        conns_[c->id] = c;
+        engine_->Connected(c->id, WallSeconds());
+        StartRead(c);
+        Accept();
+      });
 }
 
 void FixGateway::StartRead(const std::shared_ptr<Connection>& c) {
   c->socket.async_read_some(
-      asio::buffer(c->in), [this, c](boost::system::error_code ec,
-                                     std::size_t n) {
+      asio::buffer(c->in),
+      [this, c](boost::system::error_code ec, std::size_t n) {
         if (c->dead) return;
         if (ec) {
           Gone(c);
@@ -664,6 +672,7 @@ int FixGateway::Poll() {
     engine_->Tick(WallSeconds());
   }
   FlushClOrdIdFile();
+  engine_->Flush();  // the session stores first, then the engine's output
   if (!dirty_.empty()) {
     std::vector<std::shared_ptr<Connection>> dirty;
     dirty.swap(dirty_);
@@ -686,6 +695,7 @@ std::string FixGateway::Authenticate(int session, const std::string& username,
   const UserConfig& u = *s.user;
   static const std::string kInvalid = "invalid username or password";
   auto refuse = [&](const char* why) {
+    if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
     Log("fix " + s.comp_id + ": logon refused: " + why);
     return kInvalid;
   };
@@ -697,9 +707,9 @@ std::string FixGateway::Authenticate(int session, const std::string& username,
   SHA256(reinterpret_cast<const unsigned char*>(salted.data()), salted.size(),
          digest.data());
   OPENSSL_cleanse(salted.data(), salted.size());
-  if (s.password_known &&
-      CRYPTO_memcmp(digest.data(), s.password_digest.data(), digest.size()) ==
-          0) {
+  if (s.password_known && CRYPTO_memcmp(digest.data(), s.password_digest.data(),
+                                        digest.size()) == 0) {
+    if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(true);
     return std::string();
   }
   const int64_t now = SteadyNs();
@@ -713,12 +723,15 @@ std::string FixGateway::Authenticate(int session, const std::string& username,
   }
   s.password_known = true;
   s.password_digest = digest;
+  if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(true);
   return std::string();
 }
 
 void FixGateway::OnLogon(int session) {
   SessionState& s = *sessions_[static_cast<std::size_t>(session)];
   s.logged_on = true;
+  s.active = true;
+  SetSessionsMetric();
   s.tokens_milli = int64_t{config_.session.max_messages_per_second} * 1000;
   s.tokens_ns = SteadyNs();
   Log("fix " + s.comp_id + ": " + s.user->name + " logged on");
@@ -728,6 +741,7 @@ void FixGateway::OnLogout(int session) {
   SessionState& s = *sessions_[static_cast<std::size_t>(session)];
   if (!s.logged_on) return;
   s.logged_on = false;
+  SetSessionsMetric();
   s.md.clear();
   s.status.clear();
   Log("fix " + s.comp_id + ": " + s.user->name + " logged out");
@@ -735,13 +749,16 @@ void FixGateway::OnLogout(int session) {
 
 void FixGateway::OnMessage(int session, const Message& m) {
   SessionState& s = *sessions_[static_cast<std::size_t>(session)];
+  if (deps_.metrics != nullptr && m.type.size() == 1) {
+    deps_.metrics->FixMessageReceived(m.type[0]);
+  }
   // Throttle: a token bucket of max_messages_per_second, burst one second.
   const int64_t rate = config_.session.max_messages_per_second;
   const int64_t now = SteadyNs();
   const int64_t elapsed = std::min<int64_t>(now - s.tokens_ns, kNanosPerSecond);
   s.tokens_ns = now;
-  s.tokens_milli =
-      std::min<int64_t>(rate * 1000, s.tokens_milli + elapsed * rate / 1'000'000);
+  s.tokens_milli = std::min<int64_t>(
+      rate * 1000, s.tokens_milli + elapsed * rate / 1'000'000);
   if (s.tokens_milli < 1000) {
     std::string ref;
     for (int tag : {11, 262, 320, 324}) {
@@ -779,6 +796,24 @@ bool FixGateway::Submit(int s, const Command& c, const Message& m,
   return true;
 }
 
+void FixGateway::Send(int s, const Message& m) {
+  if (deps_.metrics != nullptr && m.type.size() == 1) {
+    deps_.metrics->FixMessageSent(m.type[0]);
+    if (m.type == "9" ||
+        (m.type == "8" && m.Find(150) != nullptr && *m.Find(150) == "8")) {
+      deps_.metrics->OrderRejected();
+    }
+  }
+  engine_->Send(s, m);
+}
+
+void FixGateway::SetSessionsMetric() {
+  if (deps_.metrics == nullptr) return;
+  int64_t n = 0;
+  for (const auto& ss : sessions_) n += ss->logged_on ? 1 : 0;
+  deps_.metrics->SetFixSessions(n);
+}
+
 void FixGateway::BusinessReject(int s, const Message& m, int reason,
                                 const std::string& ref_id,
                                 const std::string& text) {
@@ -789,7 +824,7 @@ void FixGateway::BusinessReject(int s, const Message& m, int reason,
   if (!ref_id.empty()) r.Add(379, ref_id);
   r.Add(380, Str(int64_t{reason}));
   r.Add(58, text);
-  engine_->Send(s, r);
+  Send(s, r);
 }
 
 namespace {
@@ -822,7 +857,7 @@ void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
   r.Add(103, Str(int64_t{ord_rej_reason}));
   r.Add(58, text);
   r.Add(60, FormatFixTime(deps_.clock->Now()));
-  engine_->Send(s, r);
+  Send(s, r);
 }
 
 void FixGateway::RejectCancel(int s, const Message& m, bool replace,
@@ -840,7 +875,7 @@ void FixGateway::RejectCancel(int s, const Message& m, bool replace,
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   if (!ss.account_name.empty()) r.Add(1, ss.account_name);
   r.Add(60, FormatFixTime(deps_.clock->Now()));
-  engine_->Send(s, r);
+  Send(s, r);
 }
 
 // --------------------------------------------------------------- requests
@@ -924,9 +959,9 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
   uint8_t flags = 0;
   if (const std::string* inst = m.Find(18)) {
     if (*inst != "6") {
-      return RejectNew(s, m, 11,
-                       "ExecInst(18) " + *inst +
-                           " is not supported; 6 (post-only) is");
+      return RejectNew(
+          s, m, 11,
+          "ExecInst(18) " + *inst + " is not supported; 6 (post-only) is");
     }
     flags = exchange::kFlagPostOnly;
   }
@@ -947,16 +982,18 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
   c.client_order_id = exchange::ClientOrderId{id};
   c.price = Price{price};
   c.quantity = Quantity{*qty};
-  if (*tif == TimeInForce::kGtd) c.set_expire_time(exchange::Timestamp{expire_ns});
+  if (*tif == TimeInForce::kGtd)
+    c.set_expire_time(exchange::Timestamp{expire_ns});
   if (!Submit(s, c, m, clordid)) return;
   auto p = std::make_unique<Pending>();
   p->session = s;
   p->kind = 'D';
   p->clordid = clordid;
+  p->received_ns = SteadyNs();
   pending_[key] = std::move(p);
   if ((id >> 63) != 0 && clordid_text_.emplace(key, clordid).second && live_) {
-    clordid_buffer_ += Str(uint64_t{ss.account.value}) + ' ' + Str(id) + ' ' +
-                       clordid + '\n';
+    clordid_buffer_ +=
+        Str(uint64_t{ss.account.value}) + ' ' + Str(id) + ' ' + clordid + '\n';
   }
 }
 
@@ -967,7 +1004,8 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
     return BusinessReject(s, m, 6, clordid, ss.trade_denied);
   }
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
-  if (id == 0) return RejectCancel(s, m, replace, nullptr, 99, ClOrdIdProblem());
+  if (id == 0)
+    return RejectCancel(s, m, replace, nullptr, 99, ClOrdIdProblem());
   if (const std::string* a = m.Find(1); a != nullptr && *a != ss.account_name) {
     return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
   }
@@ -1001,7 +1039,8 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
       }
     }
   }
-  if (o == nullptr) return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
+  if (o == nullptr)
+    return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
   if (o->done()) {
     return RejectCancel(s, m, replace, o, 1,
                         "UNKNOWN_ORDER: the order is already done");
@@ -1017,9 +1056,9 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   }
   const Key key{ss.account.value, id};
   if (pending_.count(key) != 0 || order_by_clordid_.count(key) != 0) {
-    return RejectCancel(s, m, replace, o, 6,
-                        "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
-                            " is already in use");
+    return RejectCancel(
+        s, m, replace, o, 6,
+        "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid + " is already in use");
   }
   Command c;
   c.account = ss.account;
@@ -1071,8 +1110,8 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   if (!replace) pending_cancel_by_order_[o->id.value] = key;
   if (replace && (id >> 63) != 0 &&
       clordid_text_.emplace(key, clordid).second && live_) {
-    clordid_buffer_ += Str(uint64_t{ss.account.value}) + ' ' + Str(id) + ' ' +
-                       clordid + '\n';
+    clordid_buffer_ +=
+        Str(uint64_t{ss.account.value}) + ' ' + Str(id) + ' ' + clordid + '\n';
   }
 }
 
@@ -1084,8 +1123,8 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
   }
   const std::string& type = Get(m, 530);
   auto refuse = [&](int reason, const std::string& text) {
-    engine_->Send(s, MassCancelReport(clordid, type, Get(m, 55), "0", reason,
-                                      text, 0, deps_.clock->Now()));
+    Send(s, MassCancelReport(clordid, type, Get(m, 55), "0", reason, text, 0,
+                             deps_.clock->Now()));
   };
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
   if (id == 0) return refuse(99, ClOrdIdProblem());
@@ -1176,17 +1215,17 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
     r.Add(60, FormatFixTime(deps_.clock->Now()));
   }
   if (const std::string* req = m.Find(790)) r.Add(790, *req);
-  engine_->Send(s, r);
+  Send(s, r);
 }
 
-void FixGateway::MarketDataReject(int s, const std::string& req_id,
-                                  int reason, const std::string& text) {
+void FixGateway::MarketDataReject(int s, const std::string& req_id, int reason,
+                                  const std::string& text) {
   Message r;
   r.type = "Y";
   r.Add(262, req_id);
   if (reason >= 0) r.Add(281, Str(int64_t{reason}));
   r.Add(58, text);
-  engine_->Send(s, r);
+  Send(s, r);
 }
 
 void FixGateway::OnMarketDataRequest(int s, const Message& m) {
@@ -1207,9 +1246,8 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     return;
   }
   if (sub_type != "0" && sub_type != "1") {
-    return MarketDataReject(
-        s, req_id, 4,
-        "SubscriptionRequestType(263) must be 0, 1 or 2");
+    return MarketDataReject(s, req_id, 4,
+                            "SubscriptionRequestType(263) must be 0, 1 or 2");
   }
   const bool subscribe = sub_type == "1";
   const auto depth = ParseU64(Get(m, 264));
@@ -1222,7 +1260,8 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
                             "a subscription carries the full book: "
                             "MarketDepth(264) must be 0");
   }
-  if (const std::string* t = m.Find(265); subscribe && t != nullptr && *t != "1") {
+  if (const std::string* t = m.Find(265);
+      subscribe && t != nullptr && *t != "1") {
     return MarketDataReject(s, req_id, 6,
                             "MDUpdateType(265) must be 1 (incremental)");
   }
@@ -1272,7 +1311,8 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     }
     if (ss.md.size() + symbols.size() > kMaxSubscriptionsPerSession) {
       return MarketDataReject(s, req_id, 2,
-                              "at most " + Str(uint64_t{kMaxSubscriptionsPerSession}) +
+                              "at most " +
+                                  Str(uint64_t{kMaxSubscriptionsPerSession}) +
                                   " subscriptions per session");
     }
   }
@@ -1315,7 +1355,7 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     } else {
       w.groups.push_back(std::move(g));
     }
-    engine_->Send(s, w);
+    Send(s, w);
     if (subscribe) {
       ss.md.push_back({req_id, info->id.value, book, trades});
     }
@@ -1350,7 +1390,7 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
   y.Add(560, list.empty() ? "2" : "0");
   if (list.empty()) {
     y.Add(58, "no instrument matches");
-    engine_->Send(s, y);
+    Send(s, y);
     return;
   }
   Group g;
@@ -1381,7 +1421,7 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
     g.entries.push_back(std::move(e));
   }
   y.groups.push_back(std::move(g));
-  engine_->Send(s, y);
+  Send(s, y);
 }
 
 void FixGateway::OnSecurityStatus(int s, const Message& m) {
@@ -1418,7 +1458,7 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
   f.Add(55, info->symbol);
   f.Add(326, TradingStatus(deps_.market_data->state(info->id)));
   f.Add(60, FormatFixTime(deps_.clock->Now()));
-  engine_->Send(s, f);
+  Send(s, f);
 }
 
 // ---------------------------------------------------------------- clordids
@@ -1481,9 +1521,19 @@ Message FixGateway::ExecReport(const Order& o, char exec_type, const Event& e) {
   return r;
 }
 
+bool FixGateway::Watched(AccountId account) const {
+  if (account.value >= by_account_.size()) return false;
+  for (int s : by_account_[account.value]) {
+    if (sessions_[static_cast<std::size_t>(s)]->active) return true;
+  }
+  return false;
+}
+
 void FixGateway::SendToAccount(AccountId account, const Message& m) {
   if (account.value >= by_account_.size()) return;
-  for (int s : by_account_[account.value]) engine_->Send(s, m);
+  for (int s : by_account_[account.value]) {
+    if (sessions_[static_cast<std::size_t>(s)]->active) Send(s, m);
+  }
 }
 
 void FixGateway::DropCopy(const Event& e, bool counter) {
@@ -1494,12 +1544,19 @@ void FixGateway::DropCopy(const Event& e, bool counter) {
   if (a == nullptr) return;
   auto cm = by_clearing_member_.find(a->clearing_member);
   if (cm == by_clearing_member_.end()) return;
+  if (std::none_of(cm->second.begin(), cm->second.end(), [this](int s) {
+        return sessions_[static_cast<std::size_t>(s)]->active;
+      })) {
+    return;
+  }
   Message r = ExecReport(*it->second, 'F', e);
   r.Add(32, Str(e.quantity.lots));
   r.Add(31, exchange::FormatPrice(e.price));
   r.Add(880, Str(e.trade_id.value));
   r.Add(797, "Y");
-  for (int s : cm->second) engine_->Send(s, r);
+  for (int s : cm->second) {
+    if (sessions_[static_cast<std::size_t>(s)]->active) Send(s, r);
+  }
 }
 
 namespace {
@@ -1559,7 +1616,13 @@ void FixGateway::OnEvent(const Event& e) {
       order_by_clordid_[{e.account.value, e.client_order_id.value}] =
           e.order_id.value;
       auto p = take(e.account, e.client_order_id, 'D');
-      if (live_) SendToAccount(e.account, ExecReport(ref, '0', e));
+      if (p != nullptr && deps_.metrics != nullptr) {
+        deps_.metrics->ObserveOrderToAck(
+            static_cast<double>(SteadyNs() - p->received_ns) * 1e-9);
+      }
+      if (live_ && Watched(e.account)) {
+        SendToAccount(e.account, ExecReport(ref, '0', e));
+      }
       release(e.account, e.client_order_id);
       break;
     }
@@ -1570,7 +1633,7 @@ void FixGateway::OnEvent(const Event& e) {
       if (c != nullptr) Fill(c, e.counter_leaves, e.counter_filled, e);
       if (!live_) break;
       for (Order* o : {a, c}) {
-        if (o == nullptr) continue;
+        if (o == nullptr || !Watched(o->account)) continue;
         Message r = ExecReport(*o, 'F', e);
         r.Add(32, Str(e.quantity.lots));
         r.Add(31, exchange::FormatPrice(e.price));
@@ -1602,7 +1665,7 @@ void FixGateway::OnEvent(const Event& e) {
           pending_cancel_by_order_.erase(it);
         }
       }
-      if (!live_) break;
+      if (!live_ || !Watched(o->account)) break;
       Message r = ExecReport(*o, expired ? 'C' : '4', e);
       if (p != nullptr) {
         for (Field& f : r.fields) {
@@ -1629,7 +1692,7 @@ void FixGateway::OnEvent(const Event& e) {
       order_by_clordid_[{e.account.value, e.client_order_id.value}] =
           e.order_id.value;
       auto p = take(e.account, e.client_order_id, 'G');
-      if (!live_) break;
+      if (!live_ || !Watched(o->account)) break;
       Message r = ExecReport(*o, '5', e);
       r.Add(41, p != nullptr ? p->orig_clordid : ClOrdIdText(o->account, old));
       SendToAccount(o->account, r);
@@ -1639,7 +1702,7 @@ void FixGateway::OnEvent(const Event& e) {
       Order* o = find(e.order_id);
       if (o == nullptr) break;
       o->leaves = e.leaves;
-      if (!live_) break;
+      if (!live_ || !Watched(o->account)) break;
       Message r = ExecReport(*o, 'D', e);
       r.Add(378, "8");
       r.Add(58, std::string(exchange::CancelReasonName(e.cancel_reason())));
@@ -1650,9 +1713,8 @@ void FixGateway::OnEvent(const Event& e) {
       auto p = take(e.account, e.client_order_id, 'q');
       if (!live_ || p == nullptr) break;
       const std::string type(1, p->mass_type);
-      engine_->Send(p->session,
-                    MassCancelReport(p->clordid, type, p->symbol, type, 0, "",
-                                     e.count, e.ts));
+      Send(p->session, MassCancelReport(p->clordid, type, p->symbol, type, 0,
+                                        "", e.count, e.ts));
       break;
     }
     case EventType::kRejected: {
@@ -1660,16 +1722,18 @@ void FixGateway::OnEvent(const Event& e) {
       if (e.command == CommandType::kNewOrder) {
         auto p = take(e.account, e.client_order_id, 'D');
         release(e.account, e.client_order_id);
-        if (!live_) break;
+        if (!live_ || !Watched(e.account)) break;
         Message r;
         r.type = "8";
         r.Add(37, kNone);
-        r.Add(11, p != nullptr ? p->clordid
-                               : ClOrdIdText(e.account, e.client_order_id.value));
+        r.Add(11, p != nullptr
+                      ? p->clordid
+                      : ClOrdIdText(e.account, e.client_order_id.value));
         r.Add(17, NextExecId(e.seq));
         r.Add(150, "8");
         r.Add(39, "8");
-        if (const AccountInfo* a = config_.account(e.account)) r.Add(1, a->name);
+        if (const AccountInfo* a = config_.account(e.account))
+          r.Add(1, a->name);
         if (const InstrumentInfo* i = config_.instrument(e.instrument)) {
           r.Add(55, i->symbol);
         }
@@ -1688,25 +1752,27 @@ void FixGateway::OnEvent(const Event& e) {
         const bool replace = e.command == CommandType::kReplace;
         auto p = take(e.account, e.client_order_id, replace ? 'G' : 'F');
         if (!replace) pending_cancel_by_order_.erase(e.order_id.value);
-        if (!live_) break;
+        if (!live_ || (p == nullptr && !Watched(e.account))) break;
         Order* o = find(e.order_id);
         if (o != nullptr && o->account != e.account) o = nullptr;
         Message r;
         r.type = "9";
         r.Add(37, o != nullptr ? Str(o->id.value) : std::string(kNone));
-        r.Add(11, p != nullptr ? p->clordid
-                               : ClOrdIdText(e.account, e.client_order_id.value));
-        r.Add(41, p != nullptr ? p->orig_clordid
-                 : o != nullptr ? ClOrdIdText(o->account, o->clordid)
-                                : std::string(kNone));
+        r.Add(11, p != nullptr
+                      ? p->clordid
+                      : ClOrdIdText(e.account, e.client_order_id.value));
+        r.Add(41, p != nullptr   ? p->orig_clordid
+                  : o != nullptr ? ClOrdIdText(o->account, o->clordid)
+                                 : std::string(kNone));
         r.Add(39, o != nullptr ? std::string(1, o->status) : std::string("8"));
         r.Add(434, replace ? "2" : "1");
         r.Add(102, Str(int64_t{CxlRejReason(e.reject_code())}));
         r.Add(58, reason);
-        if (const AccountInfo* a = config_.account(e.account)) r.Add(1, a->name);
+        if (const AccountInfo* a = config_.account(e.account))
+          r.Add(1, a->name);
         r.Add(60, FormatFixTime(e.ts));
         if (p != nullptr) {
-          engine_->Send(p->session, r);
+          Send(p->session, r);
         } else {
           SendToAccount(e.account, r);
         }
@@ -1715,9 +1781,9 @@ void FixGateway::OnEvent(const Event& e) {
         if (!live_ || p == nullptr) break;
         const int why =
             e.reject_code() == RejectCode::kUnknownInstrument ? 1 : 99;
-        engine_->Send(p->session,
-                      MassCancelReport(p->clordid, std::string(1, p->mass_type),
-                                       p->symbol, "0", why, reason, 0, e.ts));
+        Send(p->session,
+             MassCancelReport(p->clordid, std::string(1, p->mass_type),
+                              p->symbol, "0", why, reason, 0, e.ts));
       }
       break;
     }
@@ -1735,7 +1801,7 @@ void FixGateway::OnEvent(const Event& e) {
           f.Add(55, info->symbol);
           f.Add(326, TradingStatus(e.state));
           f.Add(60, FormatFixTime(e.ts));
-          engine_->Send(s->index, f);
+          Send(s->index, f);
         }
       }
       break;
@@ -1747,10 +1813,11 @@ void FixGateway::OnEvent(const Event& e) {
       for (auto it = orders_.begin(); it != orders_.end();) {
         it = it->second->done() ? orders_.erase(it) : std::next(it);
       }
-      for (auto it = order_by_clordid_.begin(); it != order_by_clordid_.end();) {
+      for (auto it = order_by_clordid_.begin();
+           it != order_by_clordid_.end();) {
         auto o = orders_.find(it->second);
-        const bool keep = o != orders_.end() &&
-                          o->second->clordid == it->first.second;
+        const bool keep =
+            o != orders_.end() && o->second->clordid == it->first.second;
         it = keep ? std::next(it) : order_by_clordid_.erase(it);
       }
       for (auto it = clordid_text_.begin(); it != clordid_text_.end();) {
@@ -1782,9 +1849,9 @@ void FixGateway::MarketData(const Event& e) {
   if (e.type == EventType::kBookLevel) {
     const bool gone = e.quantity.lots <= 0;
     const char* action =
-        gone ? "2"
-             : deps_.market_data->HasLevel(e.instrument, e.side, e.price) ? "1"
-                                                                         : "0";
+        gone                                                         ? "2"
+        : deps_.market_data->HasLevel(e.instrument, e.side, e.price) ? "1"
+                                                                     : "0";
     entry.push_back({279, action});
     entry.push_back({269, e.side == Side::kBuy ? "0" : "1"});
     entry.push_back({55, info->symbol});
@@ -1823,7 +1890,7 @@ void FixGateway::FlushMarketData() {
       x.type = "X";
       x.Add(262, sub.req_id);
       x.groups.push_back(std::move(g));
-      engine_->Send(s->index, x);
+      Send(s->index, x);
     }
   }
   md_entries_.clear();

@@ -21,6 +21,7 @@ namespace cfx::gateway {
 struct ServerConfig;
 struct UserConfig;
 class MarketDataStore;
+class Metrics;
 }  // namespace cfx::gateway
 
 namespace cfx::gateway::fix {
@@ -34,6 +35,7 @@ struct FixGatewayDeps {
   // protobuf gateway: both run on the gateway thread).
   exchange::SpscRing<exchange::Command>* ring = nullptr;
   const MarketDataStore* market_data = nullptr;
+  Metrics* metrics = nullptr;  // may be null
   const exchange::Clock* clock = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
@@ -110,6 +112,9 @@ class FixGateway final : private Handler {
   void OnSecurityStatus(int s, const Message& m);
   bool Submit(int s, const exchange::Command& c, const Message& m,
               const std::string& ref_id);
+  // engine_->Send, counted in the metrics.
+  void Send(int s, const Message& m);
+  void SetSessionsMetric();
   void BusinessReject(int s, const Message& m, int reason,
                       const std::string& ref_id, const std::string& text);
   void RejectNew(int s, const Message& m, int ord_rej_reason,
@@ -123,6 +128,8 @@ class FixGateway final : private Handler {
   void ApplyToOrders(const exchange::Event& e);
   void Report(const exchange::Event& e);
   void MarketData(const exchange::Event& e);
+  // True iff a session of `account` is active (SessionState::active).
+  bool Watched(exchange::AccountId account) const;
   void SendToAccount(exchange::AccountId account, const Message& m);
   void DropCopy(const exchange::Event& e, bool counter);
   Message ExecReport(const Order& o, char exec_type, const exchange::Event& e);
@@ -155,7 +162,7 @@ class FixGateway final : private Handler {
   std::vector<std::shared_ptr<Connection>> dirty_;
 
   std::vector<std::unique_ptr<SessionState>> sessions_;
-  std::vector<std::vector<int>> by_account_;      // account id -> sessions
+  std::vector<std::vector<int>> by_account_;  // account id -> sessions
   std::unordered_map<std::string, std::vector<int>> by_clearing_member_;
 
   std::unordered_map<uint64_t, std::unique_ptr<Order>> orders_;
@@ -170,8 +177,7 @@ class FixGateway final : private Handler {
   std::unordered_map<Key, std::unique_ptr<Pending>, KeyHash> pending_;
   std::unordered_map<uint64_t, Key> pending_cancel_by_order_;
   // Requests naming an order whose NewOrderSingle is still in flight.
-  std::unordered_map<Key, std::vector<std::pair<int, Message>>, KeyHash>
-      held_;
+  std::unordered_map<Key, std::vector<std::pair<int, Message>>, KeyHash> held_;
   std::vector<std::pair<int, Message>> released_;
 
   std::string password_salt_;  // random per process (Authenticate)

@@ -82,6 +82,36 @@ std::size_t MessageSlot(int type) {
              : Metrics::kMaxMessageType + 1;
 }
 
+// FIX application messages: MsgType and label name.
+constexpr struct {
+  char type;
+  const char* name;
+} kFixMessageTypes[] = {
+    {'D', "new_order_single"},
+    {'F', "order_cancel_request"},
+    {'G', "order_cancel_replace_request"},
+    {'q', "order_mass_cancel_request"},
+    {'H', "order_status_request"},
+    {'V', "market_data_request"},
+    {'x', "security_list_request"},
+    {'e', "security_status_request"},
+    {'8', "execution_report"},
+    {'9', "order_cancel_reject"},
+    {'r', "order_mass_cancel_report"},
+    {'j', "business_message_reject"},
+    {'W', "market_data_snapshot_full_refresh"},
+    {'X', "market_data_incremental_refresh"},
+    {'Y', "market_data_request_reject"},
+    {'y', "security_list"},
+    {'f', "security_status"},
+};
+
+std::size_t FixSlot(char type) {
+  return static_cast<unsigned char>(type) < 128
+             ? static_cast<unsigned char>(type)
+             : 0;
+}
+
 }  // namespace
 
 Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
@@ -89,11 +119,13 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
 
   auto& received = prometheus::BuildCounter()
                        .Name("cfx_gateway_messages_received_total")
-                       .Help("Protobuf messages received, by message type.")
+                       .Help(
+                           "Messages received, by protocol and message "
+                           "type.")
                        .Register(registry);
   auto& sent = prometheus::BuildCounter()
                    .Name("cfx_gateway_messages_sent_total")
-                   .Help("Protobuf messages sent, by message type.")
+                   .Help("Messages sent, by protocol and message type.")
                    .Register(registry);
   auto* received_other =
       &received.Add({{"protocol", "protobuf"}, {"type", "other"}});
@@ -105,6 +137,14 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
     received_[slot] =
         &received.Add({{"protocol", "protobuf"}, {"type", m.name}});
     sent_[slot] = &sent.Add({{"protocol", "protobuf"}, {"type", m.name}});
+  }
+  fix_received_.fill(&received.Add({{"protocol", "fix"}, {"type", "other"}}));
+  fix_sent_.fill(&sent.Add({{"protocol", "fix"}, {"type", "other"}}));
+  for (const auto& m : kFixMessageTypes) {
+    fix_received_[FixSlot(m.type)] =
+        &received.Add({{"protocol", "fix"}, {"type", m.name}});
+    fix_sent_[FixSlot(m.type)] =
+        &sent.Add({{"protocol", "fix"}, {"type", m.name}});
   }
 
   auto& rejects = prometheus::BuildCounter()
@@ -118,10 +158,16 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
 
   auto& logons = prometheus::BuildCounter()
                      .Name("cfx_gateway_logons_total")
-                     .Help("Protobuf logons, by result.")
+                     .Help("Logons, by protocol and result.")
                      .Register(registry);
-  logons_accepted_ = &logons.Add({{"result", "accepted"}});
-  logons_rejected_ = &logons.Add({{"result", "rejected"}});
+  logons_accepted_ =
+      &logons.Add({{"protocol", "protobuf"}, {"result", "accepted"}});
+  logons_rejected_ =
+      &logons.Add({{"protocol", "protobuf"}, {"result", "rejected"}});
+  fix_logons_accepted_ =
+      &logons.Add({{"protocol", "fix"}, {"result", "accepted"}});
+  fix_logons_rejected_ =
+      &logons.Add({{"protocol", "fix"}, {"result", "rejected"}});
 
   order_rejects_ = &prometheus::BuildCounter()
                         .Name("cfx_gateway_order_rejects_total")
@@ -129,11 +175,12 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
                         .Register(registry)
                         .Add({});
 
-  sessions_ = &prometheus::BuildGauge()
-                   .Name("cfx_gateway_sessions")
-                   .Help("Live order-entry sessions.")
-                   .Register(registry)
-                   .Add({{"protocol", "protobuf"}});
+  auto& sessions = prometheus::BuildGauge()
+                       .Name("cfx_gateway_sessions")
+                       .Help("Live order-entry sessions (FIX: logged on).")
+                       .Register(registry);
+  sessions_ = &sessions.Add({{"protocol", "protobuf"}});
+  fix_sessions_ = &sessions.Add({{"protocol", "fix"}});
 
   order_to_ack_ =
       &prometheus::BuildHistogram()
@@ -223,6 +270,22 @@ void Metrics::SessionReject(int reason) {
 
 void Metrics::LogonResult(bool ok) {
   (ok ? logons_accepted_ : logons_rejected_)->Increment();
+}
+
+void Metrics::FixMessageReceived(char msg_type) {
+  fix_received_[FixSlot(msg_type)]->Increment();
+}
+
+void Metrics::FixMessageSent(char msg_type) {
+  fix_sent_[FixSlot(msg_type)]->Increment();
+}
+
+void Metrics::FixLogonResult(bool ok) {
+  (ok ? fix_logons_accepted_ : fix_logons_rejected_)->Increment();
+}
+
+void Metrics::SetFixSessions(int64_t n) {
+  fix_sessions_->Set(static_cast<double>(n));
 }
 
 void Metrics::OrderRejected() { order_rejects_->Increment(); }

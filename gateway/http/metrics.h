@@ -62,6 +62,13 @@ class Metrics {
   // unknown values count as "other").
   void SessionReject(int reason);
   void LogonResult(bool ok);
+  // FIX application messages by MsgType (label protocol="fix", type = the
+  // message's name in snake case, e.g. "new_order_single"; a MsgType the
+  // table does not know counts as "other"), FIX logons, live FIX sessions.
+  void FixMessageReceived(char msg_type);
+  void FixMessageSent(char msg_type);
+  void FixLogonResult(bool ok);
+  void SetFixSessions(int64_t n);
   // An order, cancel or replace refused by the engine or the gateway.
   void OrderRejected();
   // Live protobuf sessions.
@@ -109,6 +116,12 @@ class Metrics {
       session_rejects_{};
   prometheus::Counter* logons_accepted_ = nullptr;
   prometheus::Counter* logons_rejected_ = nullptr;
+  prometheus::Counter* fix_logons_accepted_ = nullptr;
+  prometheus::Counter* fix_logons_rejected_ = nullptr;
+  prometheus::Gauge* fix_sessions_ = nullptr;
+  // By MsgType character; unknown types point at the "other" series.
+  std::array<prometheus::Counter*, 128> fix_received_{};
+  std::array<prometheus::Counter*, 128> fix_sent_{};
   prometheus::Counter* order_rejects_ = nullptr;
   prometheus::Gauge* sessions_ = nullptr;
   prometheus::Histogram* order_to_ack_ = nullptr;

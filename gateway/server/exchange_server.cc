@@ -176,6 +176,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   fix_deps.config = &s.config;
   fix_deps.ring = s.ring;  // the same producer: both run on this thread
   fix_deps.market_data = s.md.get();
+  fix_deps.metrics = s.metrics.get();
   fix_deps.clock = s.clock.get();
   fix_deps.dir = options.data_dir + "/fix";
   fix_deps.log = options.log;
@@ -239,8 +240,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   });
   s.Log("listening: fix " + bind + ":" + std::to_string(s.fix->port()) +
         ", protobuf " + bind + ":" + std::to_string(s.gateway->port()) +
-        ", http " + bind + ":" +
-        std::to_string(s.http->port()) + "; " +
+        ", http " + bind + ":" + std::to_string(s.http->port()) + "; " +
         std::to_string(s.config.instruments.size()) + " instruments, " +
         (simulated ? "simulated" : "wall") + " clock");
   return std::unique_ptr<ExchangeServer>(new ExchangeServer(std::move(impl)));

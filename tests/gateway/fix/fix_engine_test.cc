@@ -5,14 +5,21 @@
 #include "gateway/fix/fix_engine.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -190,14 +197,17 @@ class Client {
     fields.insert(fields.end(), body.begin(), body.end());
     return Frame(fields);
   }
-  // The messages written to this connection since the last Take().
+  // The messages written to this connection since the last Take() (after
+  // an Engine::Flush, as the gateway's poll cycle does).
   std::vector<Wire> Take() {
+    engine_->Flush();
     std::vector<Wire> out = Split(handler_->written[conn_]);
     handler_->written[conn_].clear();
     return out;
   }
   bool Closed() const { return handler_->Closed(conn_); }
   std::string Written() const {
+    engine_->Flush();
     auto it = handler_->written.find(conn_);
     return it == handler_->written.end() ? "" : it->second;
   }
@@ -210,6 +220,34 @@ class Client {
   uint64_t conn_;
   std::string sender_;
 };
+
+// `wire` without the fields in `tags` (SOH shown as '|').
+std::string Without(const Wire& wire, const std::set<int>& tags) {
+  std::string out;
+  for (const auto& [tag, value] : wire.fields) {
+    if (tags.count(tag) == 0) out += std::to_string(tag) + "=" + value + "|";
+  }
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+// `raw` as written by the engine, with SOH for '|'.
+std::string Soh(std::string raw) {
+  for (char& c : raw) {
+    if (c == '|') c = kSoh;
+  }
+  return raw;
+}
 
 Message ExecutionReport() {
   Message report;
@@ -236,10 +274,16 @@ class FixEngineTest : public ::testing::Test {
     handler_.credentials[1] = {"trader-b", "secret-b"};
   }
 
+  std::string StoreDir() const { return dir_.Sub("store/fix"); }
+  // TRADER_A's session store file.
+  std::string StorePath() const {
+    return StoreDir() + "/FIX.4.4-CFX-TRADER_A.store";
+  }
+
   EngineOptions Options() const {
     EngineOptions options;
     options.sessions = {"TRADER_A", "TRADER_B"};
-    options.store_dir = dir_.Sub("store/fix");
+    options.store_dir = StoreDir();
     options.dictionary_xml = EmbeddedDictionaryXml();
     options.start_time = start_time_;
     options.end_time = end_time_;
@@ -691,6 +735,357 @@ TEST_F(FixEngineTest, SequenceNumbersSurviveARestart) {
   out = after.Take();
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].Get(34), "4");
+}
+
+TEST_F(FixEngineTest, OutputWaitsForFlushAndFollowsTheStore) {
+  // A Handler that checks, at every Write, that the store file already
+  // holds each message being written.
+  class CheckingHandler : public RecordingHandler {
+   public:
+    void Write(uint64_t conn, const char* data, std::size_t size) override {
+      const std::string file = ReadFile(store_path);
+      for (const Wire& wire : Split(std::string(data, size))) {
+        ++checked;
+        EXPECT_NE(file.find(Soh(wire.raw)), std::string::npos) << wire.raw;
+      }
+      RecordingHandler::Write(conn, data, size);
+    }
+    std::string store_path;
+    int checked = 0;
+  };
+  CheckingHandler handler;
+  handler.credentials[0] = {"trader-a", "secret-a"};
+  handler.store_path = StorePath();
+  engine_.reset();  // one Engine per store directory
+  std::string error;
+  std::unique_ptr<Engine> engine = Engine::Create(Options(), &handler, &error);
+  ASSERT_NE(engine, nullptr) << error;
+
+  Client client(engine.get(), &handler, 1, "TRADER_A");
+  client.Connect();
+  client.Logon("trader-a", "secret-a");
+  EXPECT_EQ(handler.written.count(1), 0u);  // held until Flush
+  EXPECT_TRUE(engine->Send(0, ExecutionReport()));
+  EXPECT_TRUE(engine->Send(0, ExecutionReport()));
+  EXPECT_EQ(handler.written.count(1), 0u);
+  engine->Flush();
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[1].Get(34), "2");
+  EXPECT_EQ(out[2].Get(34), "3");
+  EXPECT_EQ(handler.checked, 3);
+
+  // A Logout goes out before its Close, without a Flush.
+  client.Send("5", {});
+  EXPECT_TRUE(client.Closed());
+  const std::string last = handler.written[1];
+  ASSERT_EQ(Split(last).size(), 1u);
+  EXPECT_EQ(Split(last)[0].type(), "5");
+  EXPECT_EQ(handler.checked, 4);
+}
+
+TEST_F(FixEngineTest, ResendAfterARestartIsTheStoredBytes) {
+  Client first = NewClient(1);
+  ASSERT_EQ(LogOnA(first).size(), 1u);  // our 1
+  Message second_report = ExecutionReport();
+  second_report.fields[1].value = "A-2";
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));  // our 2
+  EXPECT_TRUE(engine_->Send(0, second_report));      // our 3
+  const std::vector<Wire> sent = first.Take();
+  ASSERT_EQ(sent.size(), 2u);
+  first.Disconnect();
+  Message offline = ExecutionReport();
+  offline.fields[1].value = "A-3";
+  EXPECT_TRUE(engine_->Send(0, offline));  // our 4, stored only
+
+  engine_.reset();
+  Start();
+
+  Client second = NewClient(2);
+  second.next_seq = first.next_seq;
+  std::vector<Wire> out = LogOnA(second);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "5");
+  second.Send("2", {{7, "2"}, {16, "0"}});
+  out = second.Take();
+  ASSERT_EQ(out.size(), 4u);
+  // 2 and 3: the bytes first sent, with PossDupFlag(43)=Y and
+  // OrigSendingTime(122) = the first SendingTime(52); a new SendingTime, so
+  // a new BodyLength(9) and CheckSum(10).
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(out[i].Get(43), "Y");
+    EXPECT_EQ(out[i].Get(122), sent[i].Get(52));
+    EXPECT_FALSE(sent[i].Has(43));
+    EXPECT_EQ(Without(out[i], {9, 10, 43, 52, 122}),
+              Without(sent[i], {9, 10, 52}));
+  }
+  EXPECT_EQ(out[2].type(), "8");
+  EXPECT_EQ(out[2].Get(34), "4");
+  EXPECT_EQ(out[2].Get(43), "Y");
+  EXPECT_EQ(out[2].Get(11), "A-3");
+  // 5, the Logon: gap-filled.
+  EXPECT_EQ(out[3].type(), "4");
+  EXPECT_EQ(out[3].Get(34), "5");
+  EXPECT_EQ(out[3].Get(36), "6");
+}
+
+TEST_F(FixEngineTest, ATornLastRecordIsCutOffAtRestart) {
+  Client before = NewClient(1);
+  ASSERT_EQ(LogOnA(before).size(), 1u);  // client 1, our 1
+  const auto intact = std::filesystem::file_size(StorePath());
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));  // our 2
+  ASSERT_EQ(before.Take().size(), 1u);
+  engine_.reset();
+
+  // A crash in the middle of the last write: the store file ends inside
+  // the record of our 2.
+  std::filesystem::resize_file(StorePath(), intact + 30);
+  Start();
+  EXPECT_EQ(std::filesystem::file_size(StorePath()), intact);
+  int lines = 0;
+  for (const std::string& line : handler_.log) {
+    if (line.find("fix store FIX.4.4-CFX-TRADER_A") != std::string::npos) {
+      ++lines;
+      EXPECT_NE(
+          line.find("a partial record at offset " + std::to_string(intact) +
+                    ": dropped the last 30 "
+                    "bytes"),
+          std::string::npos)
+          << line;
+    }
+  }
+  EXPECT_EQ(lines, 1);
+
+  // Recovered to the last complete record: our 2 was never written out, so
+  // it is numbered again.
+  Client after = NewClient(2);
+  after.next_seq = before.next_seq;
+  std::vector<Wire> out = LogOnA(after);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "2");
+  after.Send("2", {{7, "1"}, {16, "0"}});
+  out = after.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "4");
+  EXPECT_EQ(out[0].Get(36), "3");
+}
+
+TEST_F(FixEngineTest, GarbageAfterTheLastRecordIsDroppedAtRestart) {
+  Client before = NewClient(1);
+  ASSERT_EQ(LogOnA(before).size(), 1u);
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));  // our 2
+  ASSERT_EQ(before.Take().size(), 1u);
+  engine_.reset();
+  const auto intact = std::filesystem::file_size(StorePath());
+  {
+    std::ofstream out(StorePath(), std::ios::binary | std::ios::app);
+    out << std::string(16, '\0') << "garbage";
+  }
+  Start();
+  EXPECT_EQ(std::filesystem::file_size(StorePath()), intact);
+  EXPECT_TRUE(handler_.Logged("dropped the last 23 bytes"));
+
+  Client after = NewClient(2);
+  after.next_seq = before.next_seq;
+  std::vector<Wire> out = LogOnA(after);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "3");
+  after.Send("2", {{7, "2"}, {16, "2"}});
+  out = after.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "2");
+  EXPECT_EQ(out[0].Get(11), "A-1");
+}
+
+// While alive, writes to files past `bytes` fail with EFBIG (RLIMIT_FSIZE,
+// SIGXFSZ ignored).
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    getrlimit(RLIMIT_FSIZE, &saved_);
+    previous_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit = saved_;
+    limit.rlim_cur = bytes;
+    setrlimit(RLIMIT_FSIZE, &limit);
+  }
+  ~FileSizeLimit() {
+    setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, previous_);
+  }
+
+ private:
+  rlimit saved_{};
+  void (*previous_)(int) = nullptr;
+};
+
+TEST_F(FixEngineTest, AStoreThatCannotWriteWithholdsItsSessionsOutput) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);  // our 1
+  const auto size = std::filesystem::file_size(StorePath());
+  {
+    // Room for part of the next record only.
+    FileSizeLimit limit(size + 100);
+    EXPECT_TRUE(engine_->Send(0, ExecutionReport()));  // our 2
+    EXPECT_TRUE(client.Take().empty());
+    EXPECT_TRUE(client.Closed());
+    EXPECT_TRUE(
+        handler_.Logged("fix store FIX.4.4-CFX-TRADER_A: cannot write"));
+    EXPECT_TRUE(handler_.Logged("closed: the session store cannot be written"));
+    EXPECT_FALSE(engine_->LoggedOn(0));
+  }
+  client.Disconnect();
+  engine_->Flush();  // the rest of the record
+  EXPECT_TRUE(handler_.Logged("fix store FIX.4.4-CFX-TRADER_A: written again"));
+
+  // Also after a restart, the report the client never got is there to be
+  // resent.
+  engine_.reset();
+  Start();
+  Client again = NewClient(2);
+  again.next_seq = client.next_seq;
+  std::vector<Wire> out = LogOnA(again);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "3");
+  again.Send("2", {{7, "2"}, {16, "0"}});
+  out = again.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].type(), "8");
+  EXPECT_EQ(out[0].Get(34), "2");
+  EXPECT_EQ(out[0].Get(43), "Y");
+  EXPECT_EQ(out[1].type(), "4");
+}
+
+TEST_F(FixEngineTest, ResetSeqNumFlagTruncatesTheStore) {
+  Client owner = NewClient(1);
+  ASSERT_EQ(LogOnA(owner).size(), 1u);
+  for (int i = 0; i < 20; ++i) engine_->Send(0, ExecutionReport());
+  ASSERT_EQ(owner.Take().size(), 20u);
+  owner.Send("5", {});
+  owner.Disconnect();
+  const auto full = std::filesystem::file_size(StorePath());
+
+  Client client = NewClient(2);
+  client.Connect();
+  client.Logon("trader-a", "secret-a", {{141, "Y"}});  // client 1
+  std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "1");
+  EXPECT_LT(std::filesystem::file_size(StorePath()), full / 4);
+  Message fresh = ExecutionReport();
+  fresh.fields[1].value = "NEW";
+  EXPECT_TRUE(engine_->Send(0, fresh));  // our 2
+  ASSERT_EQ(client.Take().size(), 1u);
+
+  // Also after a restart, only the new day's messages are there.
+  engine_.reset();
+  Start();
+  Client again = NewClient(3);
+  again.next_seq = client.next_seq;
+  out = LogOnA(again);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "3");
+  again.Send("2", {{7, "1"}, {16, "0"}});
+  out = again.Take();
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].type(), "4");  // our Logon 1
+  EXPECT_EQ(out[0].Get(36), "2");
+  EXPECT_EQ(out[1].Get(34), "2");
+  EXPECT_EQ(out[1].Get(11), "NEW");
+  EXPECT_EQ(out[2].type(), "4");  // our Logon 3
+}
+
+TEST_F(FixEngineTest, ANewDailyWindowResetsTheStoreOnce) {
+  Client before = NewClient(1);
+  ASSERT_EQ(LogOnA(before).size(), 1u);
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));
+  ASSERT_EQ(before.Take().size(), 1u);
+  engine_.reset();
+
+  // A window that starts after the store was created: wait for the next
+  // whole second.
+  const std::time_t created = std::time(nullptr);
+  while (std::time(nullptr) == created) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EngineOptions options = Options();
+  options.start_time = TimeOfDay(0);
+  options.end_time = TimeOfDay(-1);
+  std::string error;
+  engine_ = Engine::Create(options, &handler_, &error);
+  ASSERT_NE(engine_, nullptr) << error;
+  Client first = NewClient(2);
+  std::vector<Wire> out = LogOnA(first);  // client 1: reset
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "1");
+  first.Disconnect();
+
+  // The reset wrote a new creation time: a restart in the same window
+  // keeps the sequence numbers.
+  engine_.reset();
+  engine_ = Engine::Create(options, &handler_, &error);
+  ASSERT_NE(engine_, nullptr) << error;
+  Client second = NewClient(3);
+  second.next_seq = first.next_seq;
+  out = LogOnA(second);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(34), "2");
+}
+
+TEST_F(FixEngineTest, AQuickFixFileStoreIsImportedOnce) {
+  engine_.reset();
+  for (const auto& entry : std::filesystem::directory_iterator(StoreDir())) {
+    std::filesystem::remove(entry.path());
+  }
+  // The set QuickFIX's FileStore writes: our next 5, the client's next 3,
+  // one stored message (4).
+  const std::string prefix = StoreDir() + "/FIX.4.4-CFX-TRADER_A.";
+  const std::string stored = Frame({{35, "8"},
+                                    {34, "4"},
+                                    {49, "CFX"},
+                                    {52, UtcNow()},
+                                    {56, "TRADER_A"},
+                                    {6, "5.8"},
+                                    {11, "OLD-1"},
+                                    {14, "5"},
+                                    {17, "12-0"},
+                                    {37, "1"},
+                                    {39, "2"},
+                                    {54, "1"},
+                                    {55, "XB2SZ6"},
+                                    {150, "F"},
+                                    {151, "0"}});
+  WriteFile(prefix + "seqnums", "0000000005 : 0000000003");
+  WriteFile(prefix + "session", UtcNow().substr(0, 17));
+  WriteFile(prefix + "header", "4,0," + std::to_string(stored.size()) + " ");
+  WriteFile(prefix + "body", stored);
+  Start();
+  EXPECT_TRUE(handler_.Logged("imported the QuickFIX FileStore"));
+
+  Client client = NewClient(1);
+  client.next_seq = 3;
+  std::vector<Wire> out = LogOnA(client);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "5");
+  client.Send("2", {{7, "4"}, {16, "0"}});
+  out = client.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].Get(34), "4");
+  EXPECT_EQ(out[0].Get(11), "OLD-1");
+  EXPECT_EQ(out[0].Get(43), "Y");
+
+  // Once: our store is used from now on.
+  engine_.reset();
+  handler_.log.clear();
+  Start();
+  EXPECT_FALSE(handler_.Logged("imported"));
+  Client again = NewClient(2);
+  again.next_seq = client.next_seq;
+  out = LogOnA(again);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "6");  // resends and gap fills keep their numbers
 }
 
 TEST_F(FixEngineTest, RefusedLogonDoesNotResetSequenceNumbers) {

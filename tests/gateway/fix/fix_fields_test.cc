@@ -19,9 +19,9 @@ TEST(FixPrice, ParsesDecimalsExactly) {
 }
 
 TEST(FixPrice, RejectsWhatItCannotRepresent) {
-  for (const char* bad : {"", ".", "5.", ".5", "-5.80", "+5.80", "5.80001",
-                          "5.805001", "5e1", " 5.80", "5.80 ", "5,80",
-                          "123456789012345.0", "abc"}) {
+  for (const char* bad :
+       {"", ".", "5.", ".5", "-5.80", "+5.80", "5.80001", "5.805001", "5e1",
+        " 5.80", "5.80 ", "5,80", "123456789012345.0", "abc"}) {
     EXPECT_FALSE(ParseFixPrice(bad).has_value()) << '"' << bad << '"';
   }
 }
@@ -30,21 +30,20 @@ TEST(FixQuantity, AcceptsWholeLotsOnly) {
   EXPECT_EQ(ParseFixQuantity("5"), 5);
   EXPECT_EQ(ParseFixQuantity("5.0"), 5);
   EXPECT_EQ(ParseFixQuantity("5.000"), 5);
-  for (const char* bad :
-       {"", "0", "0.0", "5.5", "-5", "5.", "1e3", " 5", "99999999999999999999"}) {
+  for (const char* bad : {"", "0", "0.0", "5.5", "-5", "5.", "1e3", " 5",
+                          "99999999999999999999"}) {
     EXPECT_FALSE(ParseFixQuantity(bad).has_value()) << '"' << bad << '"';
   }
 }
 
 TEST(FixClOrdId, ShortNumbersAreTheClientOrderIdItself) {
   EXPECT_EQ(ClientOrderIdForClOrdId("1"), 1u);
-  EXPECT_EQ(ClientOrderIdForClOrdId("123456789012345678"),
-            123456789012345678u);
+  EXPECT_EQ(ClientOrderIdForClOrdId("123456789012345678"), 123456789012345678u);
 }
 
 TEST(FixClOrdId, OtherTextHashesIntoTheTopHalf) {
-  for (const char* text : {"A-1", "01", "1234567890123456789", "x",
-                           "12345678901234567890"}) {
+  for (const char* text :
+       {"A-1", "01", "1234567890123456789", "x", "12345678901234567890"}) {
     const uint64_t id = ClientOrderIdForClOrdId(text);
     EXPECT_NE(id, 0u) << text;
     EXPECT_NE(id >> 63, 0u) << text;

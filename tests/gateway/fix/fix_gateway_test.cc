@@ -1355,6 +1355,39 @@ TEST_F(FixGatewayTest, FillWhileAwayIsResentOnceAfterReconnect) {
   EXPECT_EQ(again->logouts(), 0) << again->Describe();
 }
 
+// A restart between the client's logout and the fill: the session still has
+// messages of the day in its store, so the fill is stored for it and resent.
+TEST_F(FixGatewayTest, FillAfterARestartWhileAwayIsResentAfterReconnect) {
+  ClientPtr a = LogOn(kTraderA);
+  ASSERT_NE(a, nullptr);
+  auto ack = Rest(*a, "A-1", "1", "5.80", "5");
+  ASSERT_TRUE(ack);
+  a->Stop();
+  const int next_target = a->next_target_seq();
+  a.reset();
+
+  ASSERT_TRUE(server_.Stop().ok());
+  const Status st = server_.Start();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+
+  ClientPtr b = LogOn(kTraderB);
+  ASSERT_NE(b, nullptr);
+  ASSERT_TRUE(b->Send("D", NewOrder("B-1", "2", "5.80", "5")));
+  ASSERT_TRUE(Expect(*b, Fill("B-1", "5"), "B-1 fill"));
+
+  ClientPtr again = LogOn(kTraderA);
+  ASSERT_NE(again, nullptr);
+  auto fill = Expect(*again, Fill("A-1", "5"), "A-1 fill after reconnect");
+  ASSERT_TRUE(fill);
+  SCOPED_TRACE(fill->ToString());
+  EXPECT_EQ(fill->seq(), next_target);
+  EXPECT_TRUE(fill->poss_dup());
+  EXPECT_EQ(fill->Get(37), ack->Get(37));
+  EXPECT_EQ(fill->Get(11), "A-1");
+  ASSERT_TRUE(Barrier(*again));
+  EXPECT_EQ(again->Count(Report("A-1", "F")), 1u) << again->Describe();
+}
+
 TEST_F(FixGatewayTest, SequenceNumbersSurviveARestart) {
   ClientPtr a = LogOn(kTraderA);
   ASSERT_NE(a, nullptr);

@@ -92,10 +92,44 @@ TEST(Metrics, SessionRejectsLogonsAndOrderRejects) {
       text, "cfx_gateway_session_rejects_total{reason=\"not_supported\"} 1\n"));
   EXPECT_TRUE(
       Has(text, "cfx_gateway_session_rejects_total{reason=\"other\"} 1\n"));
-  EXPECT_TRUE(Has(text, "cfx_gateway_logons_total{result=\"accepted\"} 1\n"));
-  EXPECT_TRUE(Has(text, "cfx_gateway_logons_total{result=\"rejected\"} 2\n"));
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_logons_total{protocol=\"protobuf\","
+                  "result=\"accepted\"} 1\n"));
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_logons_total{protocol=\"protobuf\","
+                  "result=\"rejected\"} 2\n"));
   EXPECT_TRUE(Has(text, "cfx_gateway_order_rejects_total 1\n"));
   EXPECT_TRUE(Has(text, "cfx_gateway_sessions{protocol=\"protobuf\"} 3\n"));
+}
+
+TEST(Metrics, FixSeriesCarryProtocolFixAndMessageNames) {
+  Metrics m;
+  m.FixMessageReceived('D');
+  m.FixMessageReceived('D');
+  m.FixMessageReceived('Z');  // not in the table
+  m.FixMessageSent('8');
+  m.FixLogonResult(true);
+  m.FixLogonResult(false);
+  m.SetFixSessions(2);
+  const std::string text = m.Render();
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_messages_received_total{protocol=\"fix\","
+                  "type=\"new_order_single\"} 2\n"));
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_messages_received_total{protocol=\"fix\","
+                  "type=\"other\"} 1\n"));
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_messages_sent_total{protocol=\"fix\","
+                  "type=\"execution_report\"} 1\n"));
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_logons_total{protocol=\"fix\","
+                  "result=\"accepted\"} 1\n"));
+  EXPECT_TRUE(Has(text,
+                  "cfx_gateway_logons_total{protocol=\"fix\","
+                  "result=\"rejected\"} 1\n"));
+  EXPECT_TRUE(Has(text, "cfx_gateway_sessions{protocol=\"fix\"} 2\n"));
+  // The protobuf series are untouched.
+  EXPECT_TRUE(Has(text, "cfx_gateway_sessions{protocol=\"protobuf\"} 0\n"));
 }
 
 TEST(Metrics, LatencyHistogramsHaveTheFixedBuckets) {

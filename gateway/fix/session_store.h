@@ -1,0 +1,78 @@
+#pragma once
+
+// The FIX sessions' message stores (docs/fix.md, "Sequence numbers and
+// recovery"): QuickFIX's MessageStore for the island, replacing its
+// FileStore. Internal to the island: included only by
+// gateway/fix/*_quickfix.cc. C++14, and no QuickFIX header: the factory is
+// handed out as a forward-declared FIX type.
+//
+// One append-only file per session, <dir>/<BeginString>-<SenderCompID>-
+// <TargetCompID>.store, of checksummed records: a header (creation time),
+// sent messages (MsgSeqNum and the bytes as sent), and sequence-number
+// records (next sender and target MsgSeqNum; the last one counts). The
+// stores keep the sequence numbers and an index MsgSeqNum -> file offset in
+// memory (8 bytes a message); message bytes stay in the file (and in the
+// page cache) and are read back for resends. Records are buffered and
+// written by Flush(), one write(2) per store with records; a store also
+// writes when its buffer passes 1 MiB. Nothing is fsynced: a store survives
+// a crash of the process, not a power loss.
+//
+// Opening a store scans its file; a torn or corrupt tail (a crash during a
+// write) is cut off at the last complete record, with one log line. Where a
+// session has no .store file yet but a QuickFIX FileStore set (.seqnums,
+// .session, .header, .body) exists, that set is imported once: sequence
+// numbers, creation time and stored messages.
+//
+// Thread: one thread (the Engine's). Memory: per store, the index, the
+// unwritten records, and the open file.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace FIX {
+class MessageStoreFactory;
+}  // namespace FIX
+
+namespace cfx {
+namespace gateway {
+namespace fix {
+namespace internal {
+
+class SessionStores {
+ public:
+  // Stores under `dir` (must exist). `log` gets one line per recovery or
+  // write-failure event; it must remain live while the stores are.
+  SessionStores(const std::string& dir,
+                std::function<void(const std::string&)> log);
+  // Writes what is still buffered (stores are destroyed by their Sessions,
+  // which must be gone first).
+  ~SessionStores();
+  SessionStores(const SessionStores&) = delete;
+  SessionStores& operator=(const SessionStores&) = delete;
+
+  // The factory to construct FIX::Sessions with. create() throws
+  // FIX::ConfigError when the store's file cannot be opened or read.
+  FIX::MessageStoreFactory& factory();
+
+  // Writes the buffered records of every store to the OS. Returns false if
+  // some store could not write (it keeps its records and tries again at the
+  // next Flush; see Failing()).
+  bool Flush();
+  // True if a store has records or sequence numbers to write.
+  bool Dirty() const;
+
+  // True while the store of the session with this TargetCompID holds records
+  // its last Flush could not write.
+  bool Failing(const std::string& target_comp_id) const;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace internal
+}  // namespace fix
+}  // namespace gateway
+}  // namespace cfx
