@@ -6,11 +6,14 @@
 //                     [--json] [--smoke]
 //   cfx-bench gateway [--connections N] [--seconds S] [--window N]
 //                     [--rate R] [--runs N] [--dir D] [--json] [--smoke]
+//   cfx-bench fix [--sessions N] [--orders N] [--window N] [--rate R]
+//                 [--target both|gateway|bare] [--runs N] [--dir D] [--json]
+//                 [--smoke]
 //
 // Exits 0 when every workload ran and verified (no rejects, identical state
 // hash across passes and with the generator's engine; for the journal, the
-// replayed and restarted state equal to the run's; for the gateway, every
-// order acknowledged and none refused), 1 otherwise.
+// replayed and restarted state equal to the run's; for the gateway and fix,
+// every order acknowledged once and none refused), 1 otherwise.
 
 #include <sched.h>
 
@@ -25,6 +28,7 @@
 #include "bench/bench_report.h"
 #include "bench/engine_runner.h"
 #include "bench/engine_workloads.h"
+#include "bench/fix_bench.h"
 #include "bench/gateway_bench.h"
 #include "bench/journal_bench.h"
 
@@ -264,12 +268,52 @@ int RunJournal(const JournalArgs& args) {
   return ok ? 0 : 1;
 }
 
-struct GatewayArgs {
-  GatewayBenchOptions options;
+// The command line of a benchmark that runs `runs` times and reports
+// medians (`gateway`, `fix`).
+template <typename Options>
+struct RepeatedArgs {
+  Options options;
   uint32_t runs = 3;  // smoke: 1 unless given
   bool runs_given = false;
   bool json = false;
 };
+
+// Calls run(options, i) for each of the args.runs runs, with a progress
+// line "cfx-bench <command>: run <i>: <progress(result)>" after each unless
+// quiet, then prints the runs (print_json or print_human) on stdout. 1 when
+// a run failed or passed(result) is false for one, else 0.
+template <typename R, typename Options, typename Run, typename Line,
+          typename Passed>
+int RunRepeated(const char* command, const RepeatedArgs<Options>& args, Run run,
+                Line progress,
+                void (*print_human)(std::FILE*, const Options&,
+                                    const std::vector<R>&),
+                void (*print_json)(std::FILE*, const Options&,
+                                   const std::vector<R>&),
+                Passed passed) {
+  const Options& o = args.options;
+  std::vector<R> runs;
+  for (uint32_t i = 0; i < args.runs; ++i) {
+    Result<R> r = run(o, i);
+    if (!r.has_value()) {
+      std::fprintf(stderr, "cfx-bench %s: %s\n", command,
+                   r.error().ToString().c_str());
+      return 1;
+    }
+    runs.push_back(std::move(r).value());
+    if (!o.quiet) {
+      std::fprintf(stderr, "cfx-bench %s: run %u: %s\n", command, i + 1,
+                   progress(runs.back()).c_str());
+    }
+  }
+  (args.json ? print_json : print_human)(stdout, o, runs);
+  for (const R& r : runs) {
+    if (!passed(r)) return 1;
+  }
+  return 0;
+}
+
+using GatewayArgs = RepeatedArgs<GatewayBenchOptions>;
 
 int RunGateway(GatewayArgs args) {
   GatewayBenchOptions& o = args.options;
@@ -279,31 +323,49 @@ int RunGateway(GatewayArgs args) {
     o.warmup_seconds = std::min(o.warmup_seconds, 0.1);
     o.offered_rate = std::min<uint64_t>(o.offered_rate, 5'000);
   }
-  std::vector<GatewayBenchResult> runs;
-  for (uint32_t i = 0; i < args.runs; ++i) {
-    auto r = RunGatewayBench(o);
-    if (!r.has_value()) {
-      std::fprintf(stderr, "cfx-bench gateway: %s\n",
-                   r.error().ToString().c_str());
-      return 1;
-    }
-    runs.push_back(std::move(r).value());
-    if (!o.quiet) {
-      std::fprintf(
-          stderr, "cfx-bench gateway: run %u: %.1f k orders/s, p99 %.3f ms\n",
-          i + 1, runs.back().throughput.orders_per_s / 1e3,
-          static_cast<double>(runs.back().latency.Percentile(0.99)) / 1e6);
-    }
+  return RunRepeated(
+      "gateway", args,
+      [](const GatewayBenchOptions& options, uint32_t) {
+        return RunGatewayBench(options);
+      },
+      [](const GatewayBenchResult& r) {
+        char line[128];
+        std::snprintf(line, sizeof line, "%.1f k orders/s, p99 %.3f ms",
+                      r.throughput.orders_per_s / 1e3,
+                      static_cast<double>(r.latency.Percentile(0.99)) / 1e6);
+        return std::string(line);
+      },
+      PrintGatewayHuman, PrintGatewayJson,
+      [](const GatewayBenchResult& r) { return r.problems.empty(); });
+}
+
+using FixArgs = RepeatedArgs<FixBenchOptions>;
+
+int RunFix(FixArgs args) {
+  FixBenchOptions& o = args.options;
+  if (o.smoke) {
+    if (!args.runs_given) args.runs = 1;
+    o.orders = std::min<uint64_t>(o.orders, 2'000);
+    o.warmup_orders = std::min<uint64_t>(o.warmup_orders, 200);
+    o.seconds = std::min(o.seconds, 0.3);
+    o.warmup_seconds = std::min(o.warmup_seconds, 0.1);
+    o.offered_rate = std::min<uint64_t>(o.offered_rate, 2'000);
   }
-  if (args.json) {
-    PrintGatewayJson(stdout, o, runs);
-  } else {
-    PrintGatewayHuman(stdout, o, runs);
-  }
-  for (const auto& r : runs) {
-    if (!r.problems.empty()) return 1;
-  }
-  return 0;
+  return RunRepeated(
+      "fix", args, RunFixBench,
+      [](const FixBenchResult& r) {
+        char line[128];
+        std::snprintf(
+            line, sizeof line,
+            "gateway %.1f k orders/s, bare %.1f k orders/s, ratio %.2f",
+            r.gateway.throughput.orders_per_s / 1e3,
+            r.bare.throughput.orders_per_s / 1e3, r.ratio());
+        return std::string(line);
+      },
+      PrintFixHuman, PrintFixJson,
+      [](const FixBenchResult& r) {
+        return r.gateway.problems.empty() && r.bare.problems.empty();
+      });
 }
 
 }  // namespace
@@ -427,12 +489,71 @@ int main(int argc, char** argv) {
   gateway->add_flag("-q,--quiet", gargs.options.quiet,
                     "No progress lines on stderr");
 
+  cfx::bench::FixArgs fargs;
+  CLI::App* fix = app.add_subcommand(
+      "fix",
+      "Orders/s and order-to-ack latency through the FIX gateway of an "
+      "in-process exchange, and in the same run the same load against a bare "
+      "QuickFIX acceptor that only answers each order (target: >= 0.7 of its "
+      "throughput)");
+  fix->add_option("--sessions", fargs.options.sessions,
+                  "FIX sessions, each a demo trader or provider")
+      ->check(CLI::Range(1, 6))
+      ->capture_default_str();
+  fix->add_option("--orders", fargs.options.orders,
+                  "Throughput phase: orders across the sessions (smoke: 2,000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{100'000'000}))
+      ->capture_default_str();
+  fix->add_option("--warmup-orders", fargs.options.warmup_orders,
+                  "Unmeasured orders before the throughput phase (smoke: 200)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{100'000'000}))
+      ->capture_default_str();
+  fix->add_option("--window", fargs.options.window,
+                  "Throughput phase: un-acknowledged orders per session")
+      ->check(CLI::Range(1, 1 << 16))
+      ->capture_default_str();
+  fix->add_option("--rate", fargs.options.offered_rate,
+                  "Latency phase: orders/s offered across the sessions (smoke: "
+                  "at most 2,000)")
+      ->check(CLI::Range(uint64_t{10}, uint64_t{10'000'000}))
+      ->capture_default_str();
+  fix->add_option("--seconds", fargs.options.seconds,
+                  "Latency phase: measured seconds (smoke: 0.3)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
+  fix->add_option("--warmup", fargs.options.warmup_seconds,
+                  "Latency phase: unmeasured seconds first (smoke: 0.1)")
+      ->check(CLI::Range(0.0, 600.0))
+      ->capture_default_str();
+  fix->add_option("--target", fargs.options.target,
+                  "Run both targets, or one alone (for profiling; no ratio)")
+      ->check(CLI::IsMember({"both", "gateway", "bare"}))
+      ->capture_default_str();
+  fix->add_option("--runs", fargs.runs,
+                  "Runs, each against both targets; medians are reported "
+                  "(smoke: 1)")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  fix->add_option(
+      "--dir", fargs.options.dir,
+      "Parent of the temporary directory (default $TMPDIR or /tmp)");
+  fix->add_flag("--json", fargs.json, "One JSON object per run set");
+  fix->add_flag(
+      "--smoke", fargs.options.smoke,
+      "2,000 orders + 0.4 s at 2,000/s per target, 1 run: a quick check");
+  fix->add_flag("-q,--quiet", fargs.options.quiet,
+                "No progress lines on stderr");
+
   CLI11_PARSE(app, argc, argv);
   if (engine->parsed()) return cfx::bench::RunEngine(args);
   if (journal->parsed()) return cfx::bench::RunJournal(jargs);
   if (gateway->parsed()) {
     gargs.runs_given = gateway->count("--runs") > 0;
     return cfx::bench::RunGateway(gargs);
+  }
+  if (fix->parsed()) {
+    fargs.runs_given = fix->count("--runs") > 0;
+    return cfx::bench::RunFix(fargs);
   }
   return 0;
 }

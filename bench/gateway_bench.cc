@@ -1,12 +1,7 @@
 #include "bench/gateway_bench.h"
 
-#include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,13 +15,11 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <memory>
-#include <sstream>
 #include <thread>
 #include <vector>
 
+#include "bench/loopback_bench.h"
 #include "bench/scratch_dir.h"
 #include "cfx/wire/v1/wire.pb.h"
 #include "gateway/config/server_config.h"
@@ -36,19 +29,12 @@
 
 namespace cfx::bench {
 
-double PhaseCpu::process_seconds() const {
-  double s = 0;
-  for (const ThreadCpu& t : threads) s += t.seconds;
-  return s;
-}
-
 namespace {
 
 namespace w = cfx::wire::v1;
 using gateway::ExchangeServer;
 using gateway::ServerConfig;
 using gateway::pb::FrameReader;
-using Clock = std::chrono::steady_clock;
 
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 // The workload: DAY limit orders for 1 lot of the front B200-STD future at
@@ -58,16 +44,6 @@ constexpr int64_t kPrice = 58'000;
 constexpr int64_t kQuantity = 1;
 // How long a phase may take beyond its schedule to collect the last acks.
 constexpr int64_t kDrainNanos = 10 * kNanosPerSecond;
-
-int64_t NowNanos() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             Clock::now().time_since_epoch())
-      .count();
-}
-
-void SleepUntilNanos(int64_t t) {
-  std::this_thread::sleep_until(Clock::time_point(std::chrono::nanoseconds(t)));
-}
 
 void Progress(const GatewayBenchOptions& o, const std::string& line) {
   if (!o.quiet) std::fprintf(stderr, "cfx-bench gateway: %s\n", line.c_str());
@@ -252,116 +228,6 @@ bool Decode(std::string_view payload, Inbound* in) {
   return true;
 }
 
-// ---------------------------------------------------------------- CPU
-
-struct TaskSample {
-  int tid = 0;
-  std::string name;
-  double seconds = 0;
-};
-
-struct CpuSample {
-  std::vector<TaskSample> tasks;
-  uint64_t machine_busy_ticks = 0;
-};
-
-// The CPU time of thread `tid` of this process: the kernel's per-thread CPU
-// clock (nanoseconds, the clock pthread_getcpuclockid() names; Linux
-// encodes it as ~tid << 3 | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED), else
-// utime + stime from /proc (clock ticks).
-double ThreadCpuSeconds(int tid, const std::string& stat_tail) {
-  const auto clock = static_cast<clockid_t>((~tid) * 8 | 6);
-  timespec ts{};
-  if (clock_gettime(clock, &ts) == 0) {
-    return static_cast<double>(ts.tv_sec) +
-           static_cast<double>(ts.tv_nsec) * 1e-9;
-  }
-  // Fields after "(comm) ": state is field 3, utime 14, stime 15.
-  std::istringstream in(stat_tail);
-  std::string field;
-  uint64_t utime = 0;
-  uint64_t stime = 0;
-  for (int i = 3; i <= 15 && (in >> field); ++i) {
-    if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
-    if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
-  }
-  return static_cast<double>(utime + stime) /
-         static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
-CpuSample SampleCpu() {
-  CpuSample s;
-  const int main_tid = getpid();
-  std::string process_name;
-  std::getline(std::ifstream("/proc/self/comm"), process_name);
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (const dirent* e = readdir(d)) {
-      const int tid = std::atoi(e->d_name);
-      if (tid <= 0) continue;
-      std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/stat");
-      std::string line;
-      if (!std::getline(f, line)) continue;
-      const std::size_t open = line.find('(');
-      const std::size_t close = line.rfind(')');
-      if (open == std::string::npos || close == std::string::npos ||
-          close < open) {
-        continue;
-      }
-      TaskSample t;
-      t.tid = tid;
-      t.name = line.substr(open + 1, close - open - 1);
-      // Threads nobody named carry the process's name.
-      if (tid == main_tid) {
-        t.name = "main";
-      } else if (t.name == process_name) {
-        t.name = "(unnamed)";
-      }
-      t.seconds = ThreadCpuSeconds(tid, line.substr(close + 1));
-      s.tasks.push_back(std::move(t));
-    }
-    closedir(d);
-  }
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  stat >> cpu;
-  // user nice system idle iowait irq softirq steal: busy = all but idle,
-  // iowait and steal.
-  uint64_t v[8] = {};
-  for (uint64_t& x : v) stat >> x;
-  s.machine_busy_ticks = v[0] + v[1] + v[2] + v[5] + v[6];
-  return s;
-}
-
-PhaseCpu DiffCpu(const CpuSample& before, const CpuSample& after,
-                 double wall_seconds) {
-  PhaseCpu p;
-  p.wall_seconds = wall_seconds;
-  p.cpus = static_cast<uint32_t>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
-  p.machine_busy_seconds = static_cast<double>(after.machine_busy_ticks -
-                                               before.machine_busy_ticks) /
-                           static_cast<double>(sysconf(_SC_CLK_TCK));
-  std::map<int, double> start;
-  for (const TaskSample& t : before.tasks) start[t.tid] = t.seconds;
-  std::map<std::string, ThreadCpu> by_name;
-  for (const TaskSample& t : after.tasks) {
-    auto it = start.find(t.tid);
-    const double used =
-        std::max(0.0, t.seconds - (it == start.end() ? 0.0 : it->second));
-    ThreadCpu& g = by_name[t.name];
-    g.name = t.name;
-    ++g.threads;
-    g.seconds += used;
-  }
-  for (auto& [name, g] : by_name) {
-    if (g.seconds > 0 || name.rfind("cfx-", 0) == 0) p.threads.push_back(g);
-  }
-  std::sort(p.threads.begin(), p.threads.end(),
-            [](const ThreadCpu& a, const ThreadCpu& b) {
-              return a.seconds > b.seconds;
-            });
-  return p;
-}
-
 // ---------------------------------------------------------------- server
 
 std::string BenchUser(uint32_t i) { return "bench-" + std::to_string(i + 1); }
@@ -376,15 +242,9 @@ std::string BenchSecret(uint32_t i) {
 // few orders per connection.
 Result<ServerConfig> MakeConfig(const GatewayBenchOptions& o,
                                 uint32_t connections) {
-  auto made = gateway::DefaultServerConfig();
+  auto made = BenchServerConfig(kSymbol);
   if (!made.has_value()) return made.error();
   ServerConfig c = std::move(made).value();
-  if (c.FindInstrument(kSymbol) == nullptr) {
-    return InternalError(std::string("the default config lists no ") + kSymbol);
-  }
-  // The throttle is per session; the benchmark measures the exchange, so it
-  // must never engage.
-  c.session.max_messages_per_second = 100'000'000;
   c.session.max_sessions = std::max(c.session.max_sessions, connections + 16);
   // Every order carries a client order id, and the engine remembers a
   // day's worth (EngineLimits::max_client_order_ids, 4M by default: under
@@ -544,19 +404,7 @@ void SetTimeout(int fd, int option, int64_t nanos) {
 
 // Connects to 127.0.0.1:port and logs on as bench user `index`.
 Status ConnectAndLogon(uint16_t port, Connection& c) {
-  c.fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (c.fd < 0) return InternalError("socket() failed");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(c.fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) !=
-      0) {
-    return Status(StatusCode::kUnavailable,
-                  std::string("connect: ") + std::strerror(errno));
-  }
-  const int one = 1;
-  setsockopt(c.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  CFX_RETURN_IF_ERROR(ConnectLoopback(port, &c.fd));
   SetTimeout(c.fd, SO_RCVTIMEO, 5 * kNanosPerSecond);
   // A server that stops reading fails the run instead of hanging it.
   SetTimeout(c.fd, SO_SNDTIMEO, 10 * kNanosPerSecond);
@@ -594,10 +442,6 @@ Status ConnectAndLogon(uint16_t port, Connection& c) {
   }
   SetTimeout(c.fd, SO_RCVTIMEO, 100'000'000);  // loops check deadlines
   return Status::Ok();
-}
-
-void NameThread(const std::string& name) {
-  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
 }
 
 // Throughput phase, one connection: keep `window` orders in flight until
@@ -769,7 +613,8 @@ void Finish(const PhaseClock& a, const PhaseClock& b, double seconds,
   out->seconds = seconds;
   out->journal_writes = b.journal_writes - a.journal_writes;
   out->journal_commands = b.commands - a.commands;
-  out->cpu = DiffCpu(a.cpu, b.cpu, seconds);
+  // The server's threads (cfx-...) are listed even when they sat idle.
+  out->cpu = DiffCpu(a.cpu, b.cpu, seconds, "cfx-");
   out->orders_per_s = static_cast<double>(out->orders) / seconds;
 }
 
@@ -777,13 +622,6 @@ std::string Seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f s", s);
   return buf;
-}
-
-std::string LoadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
 }
 
 }  // namespace
@@ -805,6 +643,7 @@ Result<GatewayBenchResult> RunGatewayBench(const GatewayBenchOptions& o) {
   so.data_dir = dir + "/data";
   so.protobuf_port = 0;
   so.http_port = 0;
+  so.fix_port = 0;
   so.simulated_clock = false;
   auto started = ExchangeServer::Start(config, so);
   if (!started.has_value()) return started.error();
@@ -980,10 +819,6 @@ std::string List(const std::vector<GatewayBenchResult>& runs,
   return out;
 }
 
-bool IsClientThread(const std::string& name) {
-  return name.rfind("bench-", 0) == 0 || name == "main";
-}
-
 void PrintCpu(std::FILE* out, const char* title, const GatewayPhase& p) {
   const PhaseCpu& c = p.cpu;
   const double orders = static_cast<double>(std::max<uint64_t>(1, p.orders));
@@ -1013,43 +848,9 @@ void PrintCpu(std::FILE* out, const char* title, const GatewayPhase& p) {
                100 * std::max(0.0, others) / c.wall_seconds);
 }
 
-void JsonCpu(std::FILE* out, const GatewayPhase& p) {
-  const PhaseCpu& c = p.cpu;
-  const double orders = static_cast<double>(std::max<uint64_t>(1, p.orders));
-  std::fprintf(out,
-               "{\"wall_s\":%.3f,\"cpus\":%u,\"machine_busy_s\":%.3f,"
-               "\"process_s\":%.3f,\"threads\":[",
-               c.wall_seconds, c.cpus, c.machine_busy_seconds,
-               c.process_seconds());
-  for (std::size_t i = 0; i < c.threads.size(); ++i) {
-    const ThreadCpu& t = c.threads[i];
-    std::fprintf(out,
-                 "%s{\"name\":\"%s\",\"threads\":%u,\"cpu_s\":%.4f,"
-                 "\"ms_per_1k_orders\":%.4f}",
-                 i == 0 ? "" : ",", t.name.c_str(), t.threads, t.seconds,
-                 1e6 * t.seconds / orders);
-  }
-  std::fprintf(out, "]}");
-}
-
-// Orders/s the process could sustain with every CPU to itself, from the CPU
-// each order cost in the phase: the lower of all CPUs / (server + client
-// CPU per order) and one CPU / the busiest server thread's CPU per order.
-// An estimate that the machine's other load does not move (much), unlike
-// the measured rate; idle polling counts as cost, so it errs low.
+// See CpuBoundRate().
 double CapacityEstimate(const GatewayPhase& p) {
-  if (p.orders == 0) return 0;
-  const auto orders = static_cast<double>(p.orders);
-  double busiest = 0;
-  for (const ThreadCpu& t : p.cpu.threads) {
-    if (t.threads == 1 && !IsClientThread(t.name)) {
-      busiest = std::max(busiest, t.seconds);
-    }
-  }
-  const double total = p.cpu.process_seconds();
-  if (total <= 0 || busiest <= 0) return 0;
-  return std::min(static_cast<double>(p.cpu.cpus) * orders / total,
-                  orders / busiest);
+  return CpuBoundRate(p.cpu, p.orders);
 }
 
 double CommandsPerWrite(const GatewayPhase& p) {
@@ -1192,8 +993,6 @@ void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& o,
   for (const auto& r : runs) tps.push_back(r.throughput.orders_per_s);
   const GatewayBenchResult& t = runs[MedianRun(runs, Throughput)];
   const GatewayBenchResult& l = runs[MedianRun(runs, P99)];
-  const LatencyHistogram& h = l.latency;
-  const LatencyHistogram& hs = l.latency_from_send;
   bool ok = true;
   for (const auto& r : runs) ok = ok && r.problems.empty();
   std::fprintf(out,
@@ -1207,32 +1006,21 @@ void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& o,
     std::fprintf(out, "%s%.0f", i == 0 ? "" : ",",
                  runs[i].throughput.orders_per_s);
   }
-  std::fprintf(
-      out,
-      "],\"throughput_cpu_bound_per_s\":%.0f,"
-      "\"throughput_min_second_per_s\":%.0f,"
-      "\"throughput_max_second_per_s\":%.0f,"
-      "\"journal_writes\":%llu,\"commands_per_write\":%.1f,"
-      "\"offered_per_s\":%llu,\"achieved_per_s\":%.0f,"
-      "\"latency_kind\":\"scheduled_send_to_ack\","
-      "\"latency_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,"
-      "\"p99\":%llu,\"p999\":%llu,\"max\":%llu},"
-      "\"latency_from_send_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu},"
-      "\"latency_p99_runs_ns\":[",
-      CapacityEstimate(t.throughput), t.throughput.min_second_per_s,
-      t.throughput.max_second_per_s,
-      static_cast<unsigned long long>(t.throughput.journal_writes),
-      CommandsPerWrite(t.throughput),
-      static_cast<unsigned long long>(o.offered_rate),
-      l.latency_phase.orders_per_s, static_cast<unsigned long long>(h.count()),
-      static_cast<unsigned long long>(h.Percentile(0.50)),
-      static_cast<unsigned long long>(h.Percentile(0.90)),
-      static_cast<unsigned long long>(h.Percentile(0.99)),
-      static_cast<unsigned long long>(h.Percentile(0.999)),
-      static_cast<unsigned long long>(h.max()),
-      static_cast<unsigned long long>(hs.Percentile(0.50)),
-      static_cast<unsigned long long>(hs.Percentile(0.99)),
-      static_cast<unsigned long long>(hs.max()));
+  std::fprintf(out,
+               "],\"throughput_cpu_bound_per_s\":%.0f,"
+               "\"throughput_min_second_per_s\":%.0f,"
+               "\"throughput_max_second_per_s\":%.0f,"
+               "\"journal_writes\":%llu,\"commands_per_write\":%.1f,"
+               "\"offered_per_s\":%llu,\"achieved_per_s\":%.0f,"
+               "\"latency_kind\":\"scheduled_send_to_ack\",",
+               CapacityEstimate(t.throughput), t.throughput.min_second_per_s,
+               t.throughput.max_second_per_s,
+               static_cast<unsigned long long>(t.throughput.journal_writes),
+               CommandsPerWrite(t.throughput),
+               static_cast<unsigned long long>(o.offered_rate),
+               l.latency_phase.orders_per_s);
+  PrintLatencyJson(out, l.latency, l.latency_from_send);
+  std::fprintf(out, ",\"latency_p99_runs_ns\":[");
   for (std::size_t i = 0; i < runs.size(); ++i) {
     std::fprintf(
         out, "%s%llu", i == 0 ? "" : ",",
@@ -1259,9 +1047,9 @@ void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& o,
                static_cast<unsigned long long>(t.trades),
                static_cast<unsigned long long>(t.stp_cancels),
                static_cast<long long>(t.resting_at_end));
-  JsonCpu(out, t.throughput);
+  PrintCpuJson(out, t.throughput.cpu, t.throughput.orders);
   std::fprintf(out, ",\"latency\":");
-  JsonCpu(out, l.latency_phase);
+  PrintCpuJson(out, l.latency_phase.cpu, l.latency_phase.orders);
   std::fprintf(out, "},\"verified\":%s}\n", ok ? "true" : "false");
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/cpu_sample.h"
 #include "bench/latency_histogram.h"
 #include "exchange/core/status.h"
 
@@ -28,25 +29,6 @@ struct GatewayBenchOptions {
   std::string dir;
   bool smoke = false;
   bool quiet = false;
-};
-
-// CPU time one thread (or the threads sharing a name) used in a phase.
-struct ThreadCpu {
-  std::string name;  // /proc/self/task/<tid>/comm
-  uint32_t threads = 0;
-  double seconds = 0;  // utime + stime
-};
-
-// Where the CPU went during one measured phase.
-struct PhaseCpu {
-  double wall_seconds = 0;
-  // This process's threads, grouped by name, most CPU first.
-  std::vector<ThreadCpu> threads;
-  // The whole machine (/proc/stat, all processes), in busy CPU seconds, and
-  // its number of CPUs: what the other engineers' builds took shows here.
-  double machine_busy_seconds = 0;
-  uint32_t cpus = 0;
-  double process_seconds() const;
 };
 
 // Figures of one phase.

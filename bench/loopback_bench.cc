@@ -1,0 +1,82 @@
+#include "bench/loopback_bench.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+namespace cfx::bench {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::now().time_since_epoch())
+      .count();
+}
+
+void SleepUntilNanos(int64_t t) {
+  std::this_thread::sleep_until(Clock::time_point(std::chrono::nanoseconds(t)));
+}
+
+void NameThread(const std::string& name) {
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+}
+
+Status ConnectLoopback(uint16_t port, int* fd) {
+  *fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (*fd < 0) return InternalError("socket() failed");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(*fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) !=
+      0) {
+    return Status(StatusCode::kUnavailable,
+                  std::string("connect: ") + std::strerror(errno));
+  }
+  const int one = 1;
+  setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return Status::Ok();
+}
+
+Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol) {
+  auto made = gateway::DefaultServerConfig();
+  if (!made.has_value()) return made.error();
+  gateway::ServerConfig c = std::move(made).value();
+  if (c.FindInstrument(symbol) == nullptr) {
+    return InternalError("the default config lists no " + symbol);
+  }
+  // The throttle is per session.
+  c.session.max_messages_per_second = 100'000'000;
+  return c;
+}
+
+void PrintLatencyJson(std::FILE* out, const LatencyHistogram& from_schedule,
+                      const LatencyHistogram& from_send) {
+  const LatencyHistogram& h = from_schedule;
+  const LatencyHistogram& hs = from_send;
+  std::fprintf(
+      out,
+      "\"latency_ns\":{\"count\":%llu,\"p50\":%llu,\"p90\":%llu,\"p99\":%llu,"
+      "\"p999\":%llu,\"max\":%llu},"
+      "\"latency_from_send_ns\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}",
+      static_cast<unsigned long long>(h.count()),
+      static_cast<unsigned long long>(h.Percentile(0.50)),
+      static_cast<unsigned long long>(h.Percentile(0.90)),
+      static_cast<unsigned long long>(h.Percentile(0.99)),
+      static_cast<unsigned long long>(h.Percentile(0.999)),
+      static_cast<unsigned long long>(h.max()),
+      static_cast<unsigned long long>(hs.Percentile(0.50)),
+      static_cast<unsigned long long>(hs.Percentile(0.99)),
+      static_cast<unsigned long long>(hs.max()));
+}
+
+}  // namespace cfx::bench

@@ -1,0 +1,44 @@
+#pragma once
+
+// What the benchmarks that drive an in-process exchange over loopback
+// (`cfx-bench gateway`, `cfx-bench fix`) share: the clock their schedules
+// run on, thread names, client connections, the server's config and the
+// JSON of their order-to-ack latencies.
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "bench/latency_histogram.h"
+#include "exchange/core/status.h"
+#include "gateway/config/server_config.h"
+
+namespace cfx::bench {
+
+// Nanoseconds of the steady clock.
+int64_t NowNanos();
+// Sleeps until NowNanos() reaches `t`.
+void SleepUntilNanos(int64_t t);
+
+// Names the calling thread (its first 15 characters: the kernel's limit),
+// as /proc and ThreadCpu show it.
+void NameThread(const std::string& name);
+
+// Connects a TCP socket to 127.0.0.1:port, with Nagle's algorithm off.
+// *fd is set as soon as the socket exists, so its owner closes it on a
+// failed connect too. kInternal when no socket could be made, kUnavailable
+// ("connect: <reason>") when the connect failed.
+Status ConnectLoopback(uint16_t port, int* fd);
+
+// The demo config (gateway::DefaultServerConfig()), checked to list
+// `symbol`, with the per-session throttle out of reach: the benchmarks
+// measure the exchange, so it must never engage.
+Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol);
+
+// "latency_ns":{"count":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..},
+// "latency_from_send_ns":{"p50":..,"p99":..,"max":..}: order-to-ack from
+// the scheduled send time and from the actual send, in nanoseconds.
+void PrintLatencyJson(std::FILE* out, const LatencyHistogram& from_schedule,
+                      const LatencyHistogram& from_send);
+
+}  // namespace cfx::bench
