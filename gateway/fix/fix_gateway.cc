@@ -332,23 +332,6 @@ std::string FormatFixTime(exchange::Timestamp t) {
 
 // ------------------------------------------------------------------ state
 
-struct FixGateway::Order {
-  OrderId id;
-  AccountId account;
-  InstrumentId instrument;
-  Side side = Side::kNone;
-  OrderType type = OrderType::kNone;
-  TimeInForce tif = TimeInForce::kNone;
-  Price price;
-  Quantity quantity;
-  Quantity leaves;
-  Quantity filled;
-  Int128 notional = 0;   // sum of fill price x lots
-  uint64_t clordid = 0;  // current client order id
-  char status = '0';     // OrdStatus(39)
-  bool done() const { return status == '2' || status == '4' || status == 'C'; }
-};
-
 struct FixGateway::Pending {
   int session = -1;
   char kind = 0;  // D, F, G or q
@@ -515,10 +498,9 @@ Status FixGateway::GoLive() {
   {
     std::ofstream out(tmp, std::ios::trunc);
     for (const auto& [id, o] : orders_) {
-      auto it = clordid_text_.find({o->account.value, o->clordid});
+      auto it = clordid_text_.find({o.account.value, o.clordid});
       if (it != clordid_text_.end()) {
-        out << o->account.value << ' ' << o->clordid << ' ' << it->second
-            << '\n';
+        out << o.account.value << ' ' << o.clordid << ' ' << it->second << '\n';
       }
     }
     out.flush();
@@ -731,6 +713,7 @@ void FixGateway::OnLogon(int session) {
   SessionState& s = *sessions_[static_cast<std::size_t>(session)];
   s.logged_on = true;
   s.active = true;
+  if (s.user->role == Role::kClearingMember) drop_copy_active_ = true;
   SetSessionsMetric();
   s.tokens_milli = int64_t{config_.session.max_messages_per_second} * 1000;
   s.tokens_ns = SteadyNs();
@@ -1014,8 +997,8 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   if (order_id_text != nullptr) {
     const auto oid = ParseU64(*order_id_text);
     auto it = oid ? orders_.find(*oid) : orders_.end();
-    if (it != orders_.end() && it->second->account == ss.account) {
-      o = it->second.get();
+    if (it != orders_.end() && it->second.account == ss.account) {
+      o = &it->second;
     }
   } else {
     const uint64_t orig = ClientOrderIdForClOrdId(Get(m, 41));
@@ -1023,7 +1006,7 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
     auto it = order_by_clordid_.find(okey);
     if (it != order_by_clordid_.end()) {
       auto oit = orders_.find(it->second);
-      if (oit != orders_.end()) o = oit->second.get();
+      if (oit != orders_.end()) o = &oit->second;
     }
     if (o == nullptr && orig != 0) {
       auto pit = pending_.find(okey);
@@ -1174,15 +1157,15 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
   if (const std::string* oid_text = m.Find(37)) {
     const auto oid = ParseU64(*oid_text);
     auto it = oid ? orders_.find(*oid) : orders_.end();
-    if (it != orders_.end() && it->second->account == ss.account) {
-      o = it->second.get();
+    if (it != orders_.end() && it->second.account == ss.account) {
+      o = &it->second;
     }
   } else {
     const Key key{ss.account.value, ClientOrderIdForClOrdId(clordid)};
     auto it = order_by_clordid_.find(key);
     if (it != order_by_clordid_.end()) {
       auto oit = orders_.find(it->second);
-      if (oit != orders_.end()) o = oit->second.get();
+      if (oit != orders_.end()) o = &oit->second;
     }
     if (o == nullptr) {
       auto pit = pending_.find(key);
@@ -1537,10 +1520,11 @@ void FixGateway::SendToAccount(AccountId account, const Message& m) {
 }
 
 void FixGateway::DropCopy(const Event& e, bool counter) {
+  if (!drop_copy_active_) return;
   const OrderId id = counter ? e.counter_order_id : e.order_id;
   auto it = orders_.find(id.value);
   if (it == orders_.end()) return;
-  const AccountInfo* a = config_.account(it->second->account);
+  const AccountInfo* a = config_.account(it->second.account);
   if (a == nullptr) return;
   auto cm = by_clearing_member_.find(a->clearing_member);
   if (cm == by_clearing_member_.end()) return;
@@ -1549,7 +1533,7 @@ void FixGateway::DropCopy(const Event& e, bool counter) {
       })) {
     return;
   }
-  Message r = ExecReport(*it->second, 'F', e);
+  Message r = ExecReport(it->second, 'F', e);
   r.Add(32, Str(e.quantity.lots));
   r.Add(31, exchange::FormatPrice(e.price));
   r.Add(880, Str(e.trade_id.value));
@@ -1580,10 +1564,11 @@ void FixGateway::OnEvent(const Event& e) {
   }
   auto find = [&](OrderId id) -> Order* {
     auto it = orders_.find(id.value);
-    return it == orders_.end() ? nullptr : it->second.get();
+    return it == orders_.end() ? nullptr : &it->second;
   };
   auto take = [&](AccountId a, exchange::ClientOrderId c,
                   char kind) -> std::unique_ptr<Pending> {
+    if (pending_.empty()) return nullptr;
     auto it = pending_.find({a.value, c.value});
     if (it == pending_.end() || it->second->kind != kind) return nullptr;
     auto p = std::move(it->second);
@@ -1591,6 +1576,7 @@ void FixGateway::OnEvent(const Event& e) {
     return p;
   };
   auto release = [&](AccountId a, exchange::ClientOrderId c) {
+    if (held_.empty()) return;
     auto it = held_.find({a.value, c.value});
     if (it == held_.end()) return;
     for (auto& h : it->second) released_.push_back(std::move(h));
@@ -1598,21 +1584,20 @@ void FixGateway::OnEvent(const Event& e) {
   };
   switch (e.type) {
     case EventType::kOrderAccepted: {
-      auto o = std::make_unique<Order>();
-      o->id = e.order_id;
-      o->account = e.account;
-      o->instrument = e.instrument;
-      o->side = e.side;
-      o->type = e.order_type;
-      o->tif = e.tif;
-      o->price = e.price;
-      o->quantity = e.quantity;
-      o->leaves = e.leaves;
-      o->filled = e.filled;
-      o->clordid = e.client_order_id.value;
-      o->status = '0';
-      Order& ref = *o;
-      orders_[e.order_id.value] = std::move(o);
+      Order& ref = orders_[e.order_id.value];
+      ref = Order{};
+      ref.id = e.order_id;
+      ref.account = e.account;
+      ref.instrument = e.instrument;
+      ref.side = e.side;
+      ref.type = e.order_type;
+      ref.tif = e.tif;
+      ref.price = e.price;
+      ref.quantity = e.quantity;
+      ref.leaves = e.leaves;
+      ref.filled = e.filled;
+      ref.clordid = e.client_order_id.value;
+      ref.status = '0';
       order_by_clordid_[{e.account.value, e.client_order_id.value}] =
           e.order_id.value;
       auto p = take(e.account, e.client_order_id, 'D');
@@ -1811,13 +1796,13 @@ void FixGateway::OnEvent(const Event& e) {
       // The trading day is over: forget finished orders and their ClOrdIDs
       // (client order ids are unique per day).
       for (auto it = orders_.begin(); it != orders_.end();) {
-        it = it->second->done() ? orders_.erase(it) : std::next(it);
+        it = it->second.done() ? orders_.erase(it) : std::next(it);
       }
       for (auto it = order_by_clordid_.begin();
            it != order_by_clordid_.end();) {
         auto o = orders_.find(it->second);
         const bool keep =
-            o != orders_.end() && o->second->clordid == it->first.second;
+            o != orders_.end() && o->second.clordid == it->first.second;
         it = keep ? std::next(it) : order_by_clordid_.erase(it);
       }
       for (auto it = clordid_text_.begin(); it != clordid_text_.end();) {
