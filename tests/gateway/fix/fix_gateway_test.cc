@@ -293,6 +293,20 @@ bool Barrier(FixTestClient& c) {
       .has_value();
 }
 
+// The client's numbers were in line after a reconnect: the exchange asked
+// for nothing, or only for the client's last message before it left (its
+// Logout: a client that closes right after sending it can reset the
+// connection before the exchange reads it, and the exchange then asks for
+// it, as FIX recovery wants). `next_sender` is the client's next MsgSeqNum
+// when it left.
+void ExpectAtMostTheLogoutAskedFor(FixTestClient& c, int next_sender) {
+  for (const FixMessage& m : c.Received()) {
+    if (m.type != "2") continue;
+    EXPECT_EQ(m.Get(7), std::to_string(next_sender - 1)) << c.Describe();
+  }
+  EXPECT_LE(c.Count(OfType("2")), 1u) << c.Describe();
+}
+
 // ---------------------------------------------------------------- logon
 
 TEST_F(FixGatewayTest, LogonIsAnsweredWithLogonFromCfx) {
@@ -1327,6 +1341,7 @@ TEST_F(FixGatewayTest, FillWhileAwayIsResentOnceAfterReconnect) {
   ASSERT_TRUE(ack);
   a->Stop();  // Logout, answered
   const int next_target = a->next_target_seq();
+  const int next_sender = a->next_sender_seq();
   a.reset();
 
   ASSERT_TRUE(b->Send("D", NewOrder("B-1", "2", "5.80", "5")));
@@ -1350,8 +1365,7 @@ TEST_F(FixGatewayTest, FillWhileAwayIsResentOnceAfterReconnect) {
 
   ASSERT_TRUE(Barrier(*again));
   EXPECT_EQ(again->Count(Report("A-1", "F")), 1u) << again->Describe();
-  // The client's numbers were in line: the exchange asked for nothing.
-  EXPECT_EQ(again->Count(OfType("2")), 0u) << again->Describe();
+  ExpectAtMostTheLogoutAskedFor(*again, next_sender);
   EXPECT_EQ(again->logouts(), 0) << again->Describe();
 }
 
@@ -1415,8 +1429,9 @@ TEST_F(FixGatewayTest, SequenceNumbersSurviveARestart) {
   EXPECT_EQ(logon->seq(), next_target);
   EXPECT_NE(logon->Get(141), "Y");
   ASSERT_TRUE(Barrier(*again));
-  // Neither side saw a gap.
-  EXPECT_EQ(again->Count(OfType("2")), 0u) << again->Describe();
+  // The exchange saw no gap (but the client's Logout; see below), the
+  // client none at all.
+  ExpectAtMostTheLogoutAskedFor(*again, next_sender);
   for (const FixMessage& m : again->Sent()) {
     EXPECT_NE(m.type, "2") << m.raw;
   }
