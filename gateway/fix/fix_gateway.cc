@@ -20,6 +20,7 @@
 #include "exchange/text_format.h"
 #include "gateway/config/password.h"
 #include "gateway/config/server_config.h"
+#include "gateway/config/token_bucket.h"
 #include "gateway/fix/dictionary.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
@@ -355,8 +356,7 @@ struct FixGateway::SessionState {
   // logged on since the start, or holding messages of the current window
   // in its store. A user who never uses FIX costs the gateway nothing.
   bool active = false;
-  int64_t tokens_milli = 0;
-  int64_t tokens_ns = 0;
+  TokenBucket throttle;
   std::size_t held = 0;
   // Authenticate(): the salted digest of the last password that passed, and
   // when a check last failed.
@@ -715,8 +715,7 @@ void FixGateway::OnLogon(int session) {
   s.active = true;
   if (s.user->role == Role::kClearingMember) drop_copy_active_ = true;
   SetSessionsMetric();
-  s.tokens_milli = int64_t{config_.session.max_messages_per_second} * 1000;
-  s.tokens_ns = SteadyNs();
+  s.throttle.Reset(config_.session.max_messages_per_second, SteadyNs());
   Log("fix " + s.comp_id + ": " + s.user->name + " logged on");
 }
 
@@ -737,12 +736,7 @@ void FixGateway::OnMessage(int session, const Message& m) {
   }
   // Throttle: a token bucket of max_messages_per_second, burst one second.
   const int64_t rate = config_.session.max_messages_per_second;
-  const int64_t now = SteadyNs();
-  const int64_t elapsed = std::min<int64_t>(now - s.tokens_ns, kNanosPerSecond);
-  s.tokens_ns = now;
-  s.tokens_milli = std::min<int64_t>(
-      rate * 1000, s.tokens_milli + elapsed * rate / 1'000'000);
-  if (s.tokens_milli < 1000) {
+  if (!s.throttle.TryTake(rate, SteadyNs())) {
     std::string ref;
     for (int tag : {11, 262, 320, 324}) {
       if (const std::string* v = m.Find(tag)) {
@@ -755,7 +749,6 @@ void FixGateway::OnMessage(int session, const Message& m) {
                        " messages per second; nothing was accepted");
     return;
   }
-  s.tokens_milli -= 1000;
   if (m.type == "D") return OnNewOrder(session, m);
   if (m.type == "F") return OnCancel(session, m, false);
   if (m.type == "G") return OnCancel(session, m, true);

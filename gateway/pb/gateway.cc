@@ -8,6 +8,7 @@
 #include "exchange/event_replay.h"
 #include "exchange/journal.h"
 #include "gateway/config/server_config.h"
+#include "gateway/config/token_bucket.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/frame.h"
@@ -97,8 +98,7 @@ class Session : public std::enable_shared_from_this<Session> {
   int64_t last_send_ns = 0;
 
   // Token bucket, in thousandths of a message.
-  int64_t tokens_milli = 0;
-  int64_t tokens_ns = 0;
+  TokenBucket throttle;
 
   // Retransmission: while replaying, live order messages are held back;
   // live messages for seqs <= live_after_seq are covered by the replay.
@@ -165,8 +165,7 @@ void Gateway::Accept() {
     auto s = std::make_shared<Session>(next_session_id_++, std::move(socket));
     s->connected_ns = s->last_recv_ns = s->last_send_ns = SteadyNs();
     s->heartbeat_ms = config_.session.default_heartbeat_ms;
-    s->tokens_milli = int64_t{config_.session.max_messages_per_second} * 1000;
-    s->tokens_ns = s->connected_ns;
+    s->throttle.Reset(config_.session.max_messages_per_second, s->connected_ns);
     sessions_.emplace(s->id, s);
     if (deps_.metrics != nullptr) {
       deps_.metrics->SetSessions(static_cast<int64_t>(sessions_.size()));
@@ -319,16 +318,11 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
   // Throttle: a token bucket of max_messages_per_second, burst = one
   // second's worth.
   const int64_t rate = config_.session.max_messages_per_second;
-  const int64_t elapsed = std::min<int64_t>(now - s.tokens_ns, kNanosPerSecond);
-  s.tokens_ns = now;
-  s.tokens_milli = std::min<int64_t>(
-      rate * 1000, s.tokens_milli + elapsed * rate / kNanosPerMilli);
-  if (s.tokens_milli < 1000) {
+  if (!s.throttle.TryTake(rate, now)) {
     Reject(s, w::SESSION_REJECT_REASON_THROTTLED, "", nullptr,
            "more than " + std::to_string(rate) + " messages per second");
     return;
   }
-  s.tokens_milli -= 1000;
 
   in_.Clear();
   if (!in_.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
