@@ -56,10 +56,11 @@ Status ReplayEvents(const Journal& journal, const EngineConfig& config,
   Forwarder forwarder{after, &fn};
   std::vector<Event> buffer(256);
   EventSink sink(buffer.data(), buffer.size(), &Forwarder::Flush, &forwarder);
-  const Status st = journal.ReplayRange(start, through, [&](const Command& c) {
-    engine.Apply(c, sink);
-    return Status::Ok();
-  });
+  const Status st = journal.ReplayRangeWithPayloads(
+      start, through, [&](const Command& c, std::string_view payload) {
+        engine.Apply(c, payload, sink);
+        return Status::Ok();
+      });
   sink.Flush();
   return st;
 }

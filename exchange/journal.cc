@@ -165,7 +165,8 @@ Journal::~Journal() {
   db_->Close().PermitUncheckedError();
 }
 
-Status Journal::Append(const Command* cmds, std::size_t n) {
+Status Journal::Append(const Command* cmds, std::size_t n,
+                       const std::string_view* payloads) {
   if (n == 0) return Status::Ok();
   // One record for the whole batch, under the seq of its first command:
   // one memtable entry per group commit instead of one per command.
@@ -179,7 +180,11 @@ Status Journal::Append(const Command* cmds, std::size_t n) {
   }
   char key[8];
   EncodeSeqKey(cmds[0].seq, key);
-  EncodeCommandRecords(cmds, n, &record_buffer_);
+  if (payloads == nullptr) {
+    EncodeCommandRecords(cmds, n, &record_buffer_);
+  } else {
+    EncodeCommandRecords(cmds, n, payloads, &record_buffer_);
+  }
   rocksdb::WriteBatch batch;
   const rocksdb::Status s =
       batch.Put(commands_, rocksdb::Slice(key, sizeof key),
@@ -281,6 +286,20 @@ Status Journal::Replay(Seq after, const ReplayFn& fn,
 
 Status Journal::ReplayRange(Seq after, Seq through, const ReplayFn& fn,
                             const ProgressFn& progress) const {
+  if (!fn) return ReplayRangeWithPayloads(after, through, nullptr, progress);
+  return ReplayRangeWithPayloads(
+      after, through,
+      [&fn](const Command& c, std::string_view) { return fn(c); }, progress);
+}
+
+Status Journal::ReplayWithPayloads(Seq after, const ReplayPayloadFn& fn,
+                                   const ProgressFn& progress) const {
+  return ReplayRangeWithPayloads(after, last_seq(), fn, progress);
+}
+
+Status Journal::ReplayRangeWithPayloads(Seq after, Seq through,
+                                        const ReplayPayloadFn& fn,
+                                        const ProgressFn& progress) const {
   // Read the durable end before creating the iterator, so the iterator
   // sees at least every command up to it (Append() publishes last_seq()
   // after its write), also while the sequencer appends.
@@ -298,6 +317,7 @@ Status Journal::ReplayRange(Seq after, Seq through, const ReplayFn& fn,
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, commands_));
   Seq expect{after.value + 1};
   std::vector<Command> cmds;
+  std::vector<std::string> payloads;
   bool first_record = true;
   // The record holding `expect` is the last one keyed at or below it.
   it->SeekForPrev(SeqKey(expect));
@@ -316,7 +336,7 @@ Status Journal::ReplayRange(Seq after, Seq through, const ReplayFn& fn,
                            ") in " + LocateFile(expect));
     }
     const Status st =
-        DecodeCommandRecords(key, it->value().ToStringView(), &cmds);
+        DecodeCommandRecords(key, it->value().ToStringView(), &cmds, &payloads);
     if (!st.ok()) {
       return DataLossError("journal " + dir_ + ": seq " +
                            std::to_string(key.value) + ": " + st.message() +
@@ -338,10 +358,11 @@ Status Journal::ReplayRange(Seq after, Seq through, const ReplayFn& fn,
       }
     }
     first_record = false;
-    for (const Command& c : cmds) {
+    for (std::size_t i = 0; i < cmds.size(); ++i) {
+      const Command& c = cmds[i];
       if (c.seq < expect) continue;
       if (c.seq > through) break;
-      if (fn) CFX_RETURN_IF_ERROR(fn(c));
+      if (fn) CFX_RETURN_IF_ERROR(fn(c, payloads[i]));
       if (progress && c.seq.value % 1'000'000 == 0) progress(c.seq, end);
       ++expect.value;
     }

@@ -69,8 +69,10 @@ class Journal {
   Journal& operator=(const Journal&) = delete;
 
   // Appends `n` commands as one atomic write, durable when it returns OK.
+  // payloads[i] is the payload of a kReferenceData cmds[i] (null: none).
   // REQUIRES: their seqs continue last_seq() densely.
-  Status Append(const Command* cmds, std::size_t n);
+  Status Append(const Command* cmds, std::size_t n,
+                const std::string_view* payloads = nullptr);
 
   // Seq of the last appended command, 0 when empty: the journal's durable
   // end (Append() publishes it once its write is durable). Any thread.
@@ -96,6 +98,9 @@ class Journal {
   Result<SnapshotRecord> FindSnapshotAtOrBefore(Seq seq) const;
 
   using ReplayFn = std::function<Status(const Command&)>;
+  // With the command's payload (empty unless it is kReferenceData).
+  using ReplayPayloadFn =
+      std::function<Status(const Command&, std::string_view payload)>;
   using ProgressFn = std::function<void(Seq done, Seq last)>;
 
   // Calls `fn` for every command with seq > `after`, in seq order, after
@@ -113,6 +118,13 @@ class Journal {
   // OK and calls nothing.
   Status ReplayRange(Seq after, Seq through, const ReplayFn& fn,
                      const ProgressFn& progress = nullptr) const;
+
+  // As Replay() and ReplayRange(), handing each command's payload too.
+  Status ReplayWithPayloads(Seq after, const ReplayPayloadFn& fn,
+                            const ProgressFn& progress = nullptr) const;
+  Status ReplayRangeWithPayloads(Seq after, Seq through,
+                                 const ReplayPayloadFn& fn,
+                                 const ProgressFn& progress = nullptr) const;
 
   Result<JournalStats> Stats() const;
 

@@ -19,7 +19,7 @@ void PutHeader(RecordKind kind, std::string_view payload, std::string* out) {
 }
 
 Status CheckHeader(RecordKind kind, std::string_view record,
-                   std::string_view* payload) {
+                   std::string_view* payload, RecordKind* found = nullptr) {
   if (record.size() < kRecordHeaderSize) {
     return DataLossError("truncated record: " + std::to_string(record.size()) +
                          " bytes, header needs " +
@@ -35,7 +35,12 @@ Status CheckHeader(RecordKind kind, std::string_view record,
     return DataLossError("unsupported record version " +
                          std::to_string(version));
   }
-  if (k != static_cast<uint8_t>(kind)) {
+  // A command record may also be one with reference-data payloads.
+  const bool with_payloads =
+      kind == RecordKind::kCommand &&
+      k == static_cast<uint8_t>(RecordKind::kCommandsWithPayloads);
+  if (found != nullptr) *found = static_cast<RecordKind>(k);
+  if (k != static_cast<uint8_t>(kind) && !with_payloads) {
     return DataLossError("unexpected record kind " + std::to_string(k));
   }
   if (reserved != 0) {
@@ -134,6 +139,57 @@ Command GetCommand(std::string_view payload) {
   return d;
 }
 
+// The body of a kCommandsWithPayloads record: u32 n, the n commands, then
+// for each kReferenceData command among them, in order, u32 length and the
+// payload bytes.
+Status DecodeWithPayloads(Seq key_seq, std::string_view body,
+                          std::vector<Command>* out,
+                          std::vector<std::string>* payloads) {
+  ByteReader r(body);
+  const uint32_t n = r.Get<uint32_t>();
+  if (!r.ok() || n == 0 || (body.size() - 4) / kCommandPayloadSize < n) {
+    return DataLossError("record with payloads: bad command count " +
+                         std::to_string(n) + " for " +
+                         std::to_string(body.size()) + " bytes");
+  }
+  std::vector<Command> cmds;
+  std::vector<std::string> found(n);
+  std::size_t pos = 4 + std::size_t{n} * kCommandPayloadSize;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Command d = GetCommand(
+        body.substr(4 + i * kCommandPayloadSize, kCommandPayloadSize));
+    if (d.seq.value != key_seq.value + i) {
+      return DataLossError("record under key " + std::to_string(key_seq.value) +
+                           " holds seq " + std::to_string(d.seq.value) +
+                           " at position " + std::to_string(i));
+    }
+    cmds.push_back(d);
+    if (d.type != CommandType::kReferenceData) continue;
+    if (body.size() - pos < 4) {
+      return DataLossError("record with payloads: seq " +
+                           std::to_string(d.seq.value) +
+                           ": truncated payload length");
+    }
+    ByteReader lr(body.substr(pos, 4));
+    const uint32_t len = lr.Get<uint32_t>();
+    pos += 4;
+    if (body.size() - pos < len) {
+      return DataLossError("record with payloads: seq " +
+                           std::to_string(d.seq.value) + ": payload of " +
+                           std::to_string(len) + " bytes is truncated");
+    }
+    found[i].assign(body.substr(pos, len));
+    pos += len;
+  }
+  if (pos != body.size()) {
+    return DataLossError("record with payloads: " +
+                         std::to_string(body.size() - pos) + " trailing bytes");
+  }
+  *out = std::move(cmds);
+  if (payloads != nullptr) *payloads = std::move(found);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void EncodeCommandRecords(const Command* cmds, std::size_t n,
@@ -156,6 +212,32 @@ void EncodeCommandRecords(const Command* cmds, std::size_t n,
   }
 }
 
+void EncodeCommandRecords(const Command* cmds, std::size_t n,
+                          const std::string_view* payloads, std::string* out) {
+  bool any = false;
+  if (payloads != nullptr) {
+    for (std::size_t i = 0; i < n && !any; ++i) {
+      any = cmds[i].type == CommandType::kReferenceData;
+    }
+  }
+  if (!any) return EncodeCommandRecords(cmds, n, out);
+  std::string body;
+  ByteWriter w(&body);
+  w.Put(static_cast<uint32_t>(n));
+  body.resize(4 + n * kCommandPayloadSize);
+  for (std::size_t i = 0; i < n; ++i) {
+    PutCommand(cmds[i], body.data() + 4 + i * kCommandPayloadSize);
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cmds[i].type != CommandType::kReferenceData) continue;
+    w.Put(static_cast<uint32_t>(payloads[i].size()));
+    body.append(payloads[i]);
+  }
+  out->clear();
+  PutHeader(RecordKind::kCommandsWithPayloads, body, out);
+  out->append(body);
+}
+
 void EncodeCommandRecord(const Command& c, std::string* out) {
   std::string record;
   EncodeCommandRecords(&c, 1, &record);
@@ -163,9 +245,15 @@ void EncodeCommandRecord(const Command& c, std::string* out) {
 }
 
 Status DecodeCommandRecords(Seq key_seq, std::string_view record,
-                            std::vector<Command>* out) {
+                            std::vector<Command>* out,
+                            std::vector<std::string>* payloads) {
   std::string_view payload;
-  CFX_RETURN_IF_ERROR(CheckHeader(RecordKind::kCommand, record, &payload));
+  RecordKind kind = RecordKind::kCommand;
+  CFX_RETURN_IF_ERROR(
+      CheckHeader(RecordKind::kCommand, record, &payload, &kind));
+  if (kind == RecordKind::kCommandsWithPayloads) {
+    return DecodeWithPayloads(key_seq, payload, out, payloads);
+  }
   if (payload.empty() || payload.size() % kCommandPayloadSize != 0) {
     return DataLossError("command payload is " +
                          std::to_string(payload.size()) +
@@ -183,6 +271,10 @@ Status DecodeCommandRecords(Seq key_seq, std::string_view record,
                            " at position " + std::to_string(i));
     }
     out->push_back(d);
+  }
+  if (payloads != nullptr) {
+    payloads->clear();
+    payloads->resize(n);
   }
   return Status::Ok();
 }

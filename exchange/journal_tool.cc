@@ -47,6 +47,12 @@ std::string TypeName(CommandType t) {
       return "TIMER";
     case CommandType::kEndOfSession:
       return "END_OF_SESSION";
+    case CommandType::kListInstrument:
+      return "LIST_INSTRUMENT";
+    case CommandType::kReferenceData:
+      return "REFERENCE_DATA";
+    case CommandType::kReportFailure:
+      return "REPORT_FAILURE";
   }
   return Unknown(static_cast<unsigned>(t));
 }
@@ -406,10 +412,10 @@ int RunVerify(const JournalArgs& args) {
   uint64_t checked = 0;
   {
     Progress progress("cfx journal verify: checking", /*rewrite=*/true);
-    const Status st = journal->Replay(
+    const Status st = journal->ReplayWithPayloads(
         Seq{first.value == 0 ? 0 : first.value - 1},
-        [&](const Command& c) {
-          if (full != nullptr) full->Apply(c, sink);
+        [&](const Command& c, std::string_view payload) {
+          if (full != nullptr) full->Apply(c, payload, sink);
           ++checked;
           return Status::Ok();
         },

@@ -25,12 +25,31 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(
   p->to_engine_ = std::make_unique<SpscRing<Command>>(options.engine_ring);
   p->events_ = std::make_unique<SpscRing<Event>>(options.event_ring);
   SequencerOptions so = options.sequencer;
-  if (!options.timers) so.session_end_utc_seconds = -1;
+  if (!options.timers) {
+    so.session_end_utc_seconds = -1;
+    so.spot.first_slot.clear();
+  }
+  // The listing calendar continues from the recovered state.
+  const uint32_t instruments = config.limits.max_instruments;
+  so.spot.slot_day.assign(instruments, 0);
+  so.spot.slot_live.assign(instruments, 0);
+  for (uint32_t id = 1; id < instruments; ++id) {
+    const InstrumentId i{id};
+    so.spot.slot_day[id] = p->engine_->delivery_day(i);
+    const InstrumentState st = p->engine_->state(i);
+    so.spot.slot_live[id] = st != InstrumentState::kNone &&
+                            st != InstrumentState::kExpired &&
+                            so.spot.slot_day[id] != 0;
+  }
   p->sequencer_ =
       std::make_unique<Sequencer>(*p->journal_, clock, *p->to_engine_, so);
   p->shard_ = std::make_unique<ShardRunner>(*p->engine_, *p->to_engine_,
                                             *p->events_, *p->sequencer_,
                                             *p->journal_, options.shard);
+  p->arena_ = std::make_unique<PayloadArena>(options.payload_slots,
+                                             options.payload_slot_bytes);
+  p->sequencer_->set_payload_arena(p->arena_.get());
+  p->shard_->set_payload_arena(p->arena_.get());
   if (options.timers) {
     p->sequencer_->set_wakeup_source(p->shard_->next_expiry());
   }

@@ -31,6 +31,9 @@ struct PipelineOptions {
   // EndOfSession at sequencer.session_end_utc_seconds each day. Default:
   // true. Tests that need seq = submission order turn them off.
   bool timers = true;
+  // Payload slots for reference-data commands in flight, and their size.
+  std::size_t payload_slots = 64;
+  std::size_t payload_slot_bytes = 8'192;
   // Write a snapshot at Stop(). Default: true. Benchmarks turn it off to
   // measure the restart after a crash (snapshot + tail replay).
   bool snapshot_on_stop = true;
@@ -81,6 +84,11 @@ class Pipeline {
     return n;
   }
 
+  // Producers put the payload of a kReferenceData command here with 2
+  // holders (the sequencer and the engine) and send its slot as the
+  // command's target.
+  PayloadArena& payload_arena() { return *arena_; }
+
   Seq durable_seq() const { return sequencer_->durable_seq(); }
   // Commands sequenced but not yet taken by the engine, and events not yet
   // taken by the egress; approximate, any thread.
@@ -101,6 +109,7 @@ class Pipeline {
   void RunShard();
 
   std::unique_ptr<Journal> journal_;
+  std::unique_ptr<PayloadArena> arena_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<SpscRing<Command>> to_engine_;
   std::unique_ptr<SpscRing<Event>> events_;

@@ -41,10 +41,10 @@ Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
   }
   Event buffer[256];
   EventSink sink(buffer, 256, &DiscardEvents, nullptr);
-  const Status st = journal.Replay(
+  const Status st = journal.ReplayWithPayloads(
       report.snapshot_seq,
-      [&](const Command& c) {
-        engine.Apply(c, sink);
+      [&](const Command& c, std::string_view payload) {
+        engine.Apply(c, payload, sink);
         ++report.replayed;
         return Status::Ok();
       },

@@ -48,6 +48,14 @@ int Sequencer::DoWork() {
       next_session_end_ns_ += kDay;
     }
   }
+  if (!options_.spot.first_slot.empty()) {
+    constexpr int64_t kDay = 86'400'000'000'000;
+    const int64_t today = now.nanos / kDay;
+    if (today != listed_today_) {
+      ReconcileSpot(today);
+      listed_today_ = today;
+    }
+  }
   if (wakeup_ != nullptr) {
     const int64_t due = wakeup_->load(std::memory_order_acquire);
     if (due != 0 && due <= now.nanos && due > last_timer_ns_) {
@@ -86,7 +94,25 @@ int Sequencer::DoWork() {
   for (const Command& c : batch_) {
     while (!to_engine_.TryPush(c)) idle.Idle(0);
   }
-  const Status st = journal_.Append(batch_.data(), batch_.size());
+  bool with_payloads = false;
+  for (const Command& c : batch_) {
+    if (c.type == CommandType::kReferenceData) with_payloads = true;
+  }
+  if (with_payloads) {
+    payloads_.assign(batch_.size(), std::string_view());
+    for (std::size_t i = 0; i < batch_.size(); ++i) {
+      if (batch_[i].type == CommandType::kReferenceData && arena_ != nullptr) {
+        payloads_[i] = arena_->Get(batch_[i].target);
+      }
+    }
+  }
+  const Status st = journal_.Append(batch_.data(), batch_.size(),
+                                    with_payloads ? payloads_.data() : nullptr);
+  if (with_payloads && arena_ != nullptr) {
+    for (const Command& c : batch_) {
+      if (c.type == CommandType::kReferenceData) arena_->Release(c.target);
+    }
+  }
   if (!st.ok()) {
     status_ = st;
     failed_.store(true, std::memory_order_release);
@@ -95,6 +121,37 @@ int Sequencer::DoWork() {
   batches_.fetch_add(1, std::memory_order_relaxed);
   durable_.store(last_seq_.value, std::memory_order_release);
   return static_cast<int>(batch_.size());
+}
+
+void Sequencer::ReconcileSpot(int64_t today) {
+  SpotListing& sp = options_.spot;
+  const int64_t slots = int64_t{sp.listing_days} + 1;
+  for (const InstrumentId first : sp.first_slot) {
+    for (int64_t d = today; d <= today + sp.listing_days; ++d) {
+      const uint32_t id = first.value + static_cast<uint32_t>(d % slots);
+      if (id >= sp.slot_day.size()) continue;
+      const bool holds_d = sp.slot_day[id] == d;
+      // Trading in day d stops at 00:00 UTC of d; a slot still holding an
+      // older day (after a long stop) expires before it is listed again.
+      if (sp.slot_live[id] != 0 && (d == today || !holds_d)) {
+        Command e;
+        e.type = CommandType::kSetInstrumentState;
+        e.instrument = InstrumentId{id};
+        e.state = InstrumentState::kExpired;
+        batch_.push_back(e);
+        sp.slot_live[id] = 0;
+      }
+      if (d > today && !holds_d) {
+        Command l;
+        l.type = CommandType::kListInstrument;
+        l.instrument = InstrumentId{id};
+        l.target = static_cast<uint64_t>(d);
+        batch_.push_back(l);
+        sp.slot_day[id] = d;
+        sp.slot_live[id] = 1;
+      }
+    }
+  }
 }
 
 }  // namespace cfx::exchange

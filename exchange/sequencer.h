@@ -9,9 +9,23 @@
 #include "exchange/core/command.h"
 #include "exchange/core/status.h"
 #include "exchange/journal.h"
+#include "exchange/payload_arena.h"
 #include "exchange/spsc_ring.h"
 
 namespace cfx::exchange {
+
+// The spot listing calendar (DESIGN.md §2): per grade, spot slots
+// first_slot[g] .. first_slot[g] + listing_days; delivery day d lives in
+// slot first_slot[g] + d % (listing_days + 1).
+struct SpotListing {
+  std::vector<InstrumentId> first_slot;  // empty = no spot listing
+  uint32_t listing_days = 7;
+  // Each slot's current listing as recovered: delivery day (0 = never
+  // listed) and whether it is live (listed and not expired). Indexed by
+  // instrument id; the sequencer keeps it up to date as it lists.
+  std::vector<int64_t> slot_day;
+  std::vector<uint8_t> slot_live;
+};
 
 struct SequencerOptions {
   // Most commands per journal write (group commit). Default: 4,096.
@@ -22,6 +36,10 @@ struct SequencerOptions {
   // while the exchange was down fires at the next start. Negative = none.
   // Default: 21:00 UTC, the daily settlement time (DESIGN.md §5).
   int64_t session_end_utc_seconds = 21 * 3600;
+  // At start and at each 00:00 UTC: the instruments delivering today expire
+  // and the next listing_days delivery days are listed, as sequenced
+  // commands (SetInstrumentState Expired, ListInstrument).
+  SpotListing spot;
 };
 
 // The single writer of the journal. Each duty cycle drains the producers'
@@ -58,6 +76,10 @@ class Sequencer {
     wakeup_ = wakeup;
   }
 
+  // Where kReferenceData commands keep their payloads (slot = target). The
+  // sequencer journals the payload and then releases its hold.
+  void set_payload_arena(PayloadArena* arena) { arena_ = arena; }
+
   // One duty cycle; returns the number of commands sequenced.
   int DoWork();
 
@@ -78,10 +100,14 @@ class Sequencer {
   std::vector<std::unique_ptr<SpscRing<Command>>> producers_;
   std::size_t next_producer_ = 0;
   std::vector<Command> batch_;
+  std::vector<std::string_view> payloads_;  // aligned with batch_ when used
+  PayloadArena* arena_ = nullptr;
   Seq last_seq_;
   Timestamp last_ts_;
   const std::atomic<int64_t>* wakeup_ = nullptr;
   int64_t next_session_end_ns_ = 0;  // 0 = not yet computed
+  int64_t listed_today_ = -1;        // the UTC day last reconciled
+  void ReconcileSpot(int64_t today);
   int64_t last_timer_ns_ = 0;
   std::atomic<uint64_t> durable_{0};
   std::atomic<bool> failed_{false};

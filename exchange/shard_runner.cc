@@ -34,23 +34,35 @@ int ShardRunner::DoWork() {
   while (n < 1024) {
     // A chunk ends at a snapshot boundary so the snapshot holds exactly
     // the state at that seq.
+    // A chunk also ends at a kReferenceData command, which is applied on its
+    // own with its payload.
     std::size_t m = 0;
     bool boundary = false;
+    bool with_payload = false;
     while (m < kChunk && in_.TryPop(&chunk_[m])) {
-      const uint64_t seq = chunk_[m++].seq.value;
-      if (options_.snapshot_every != 0 && seq % options_.snapshot_every == 0) {
+      const Command& c = chunk_[m++];
+      if (options_.snapshot_every != 0 &&
+          c.seq.value % options_.snapshot_every == 0) {
         boundary = true;
-        break;
       }
+      if (c.type == CommandType::kReferenceData) with_payload = true;
+      if (boundary || with_payload) break;
     }
     if (m == 0) break;
-    engine_.ApplyBatch(chunk_, m, sink_);
+    if (with_payload) {
+      if (m > 1) engine_.ApplyBatch(chunk_, m - 1, sink_);
+      const Command& c = chunk_[m - 1];
+      engine_.Apply(c, arena_ != nullptr ? arena_->Get(c.target) : "", sink_);
+      if (arena_ != nullptr) arena_->Release(c.target);
+    } else {
+      engine_.ApplyBatch(chunk_, m, sink_);
+    }
     n += static_cast<int>(m);
     if (boundary && status_.ok()) {
       pending_snapshot_ = engine_.SaveSnapshot();
       pending_snapshot_seq_ = chunk_[m - 1].seq;
     }
-    if (m < kChunk && !boundary) break;  // the ring is empty
+    if (m < kChunk && !boundary && !with_payload) break;  // ring empty
   }
   if (n > 0) {
     sink_.Flush();

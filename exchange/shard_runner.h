@@ -8,6 +8,7 @@
 #include "exchange/core/event.h"
 #include "exchange/core/status.h"
 #include "exchange/journal.h"
+#include "exchange/payload_arena.h"
 #include "exchange/sequencer.h"
 #include "exchange/spsc_ring.h"
 
@@ -35,6 +36,10 @@ class ShardRunner {
   ShardRunner(const ShardRunner&) = delete;
   ShardRunner& operator=(const ShardRunner&) = delete;
 
+  // Where kReferenceData commands keep their payloads; the runner releases
+  // its hold after applying one.
+  void set_payload_arena(PayloadArena* arena) { arena_ = arena; }
+
   // One duty cycle; returns the number of commands applied.
   int DoWork();
 
@@ -49,7 +54,8 @@ class ShardRunner {
     drop_when_full_.store(true, std::memory_order_release);
   }
 
-  // The engine's next GTD expiry in ns (0 = none), for the sequencer.
+  // The engine's next time-driven change in ns (GTD expiry, eligibility
+  // change; 0 = none), for the sequencer.
   const std::atomic<int64_t>* next_expiry() const { return &next_expiry_; }
 
   Seq applied_seq() const {
@@ -71,6 +77,7 @@ class ShardRunner {
   Command chunk_[kChunk];  // popped commands, applied with ApplyBatch()
   Event buffer_[256];
   EventSink sink_;
+  PayloadArena* arena_ = nullptr;
   std::atomic<uint64_t> applied_{0};
   std::atomic<bool> drop_when_full_{false};
   std::atomic<int64_t> next_expiry_{0};

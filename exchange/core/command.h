@@ -17,6 +17,13 @@ enum class CommandType : uint8_t {
   kSetReferencePrice = 6,   // admin / DSP / index fixing
   kTimer = 7,               // advances time: expires due GTD orders
   kEndOfSession = 8,        // the trading day ends: DAY orders expire
+  kListInstrument = 9,      // spot calendar: a slot starts a delivery day
+  // Ratings, attester keys, attestations: the variable-length payload
+  // (exchange/core/reference/reference_payload.h) travels beside the command
+  // and is journaled with it.
+  kReferenceData = 10,
+  // Spot: a party reports a delivery failure; the trade is busted.
+  kReportFailure = 11,
 };
 
 // Order flags.
@@ -39,6 +46,15 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //   kSetReferencePrice:  instrument, price
 //   kTimer:              (ts only)
 //   kEndOfSession:       instrument (0 = all)
+//   kListInstrument:     instrument (a spot slot), target (delivery day:
+//                        days since 1970-01-01), price (reference; 0 = the
+//                        slot's configured one)
+//   kReferenceData:      client_order_id (the request's token, echoed),
+//                        account (the acting user's account, or 0),
+//                        target (live only: the payload's arena slot),
+//                        quantity (payload length in bytes)
+//   kReportFailure:      account (the reporting party), target (trade id),
+//                        client_order_id (the request's token, echoed)
 struct Command {
   Seq seq;       // stamped by the sequencer
   Timestamp ts;  // stamped by the sequencer: the only clock the engine sees

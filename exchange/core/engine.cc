@@ -11,6 +11,7 @@
 #include "exchange/core/large_array.h"
 #include "exchange/core/order_index.h"
 #include "exchange/core/price_ladder.h"
+#include "exchange/core/reference/registry.h"
 #include "exchange/core/state_hash.h"
 
 namespace cfx::exchange {
@@ -51,6 +52,9 @@ struct Book {
   std::unique_ptr<PriceLadder> asks;
   uint32_t best_bid = 0;  // level index, 0 = empty
   uint32_t best_ask = 0;
+  // Spot: the delivery day (days since 1970-01-01) the slot was last listed
+  // for; 0 for an instrument listed from the config.
+  int64_t delivery_day = 0;
 
   PriceLadder& ladder(Side s) { return s == Side::kBuy ? *bids : *asks; }
   const PriceLadder& ladder(Side s) const {
@@ -69,6 +73,18 @@ struct PositionRow {
   int64_t position = 0;
   int64_t open_buy = 0;
   int64_t open_sell = 0;
+};
+
+// A trade in a listed spot instrument, kept for delivery-failure reports.
+struct SpotTrade {
+  uint64_t trade_id = 0;
+  int64_t day = 0;  // delivery day
+  int64_t price = 0;
+  int64_t quantity = 0;
+  uint32_t instrument = 0;
+  uint32_t buyer = 0;
+  uint32_t seller = 0;
+  uint32_t busted = 0;  // 0 or 1
 };
 
 struct Touched {
@@ -118,8 +134,25 @@ struct EngineState {
   uint32_t touched_size = 0;
   uint32_t epoch = 0;
 
+  // Reference data: ratings, keys, attestations (cold path), and each
+  // provider account's eligibility per grade, the registry's rows cached
+  // for the order path: [account * kMaxGrades + grade].
+  std::unique_ptr<Registry> registry;
+  std::vector<EligibilityRow> eligibility;
+  std::vector<EligibilityChange> changes;  // scratch
+  int64_t next_reference_change = 0;       // registry's; 0 = none
+  uint64_t empty_registry_hash = 0;        // hashed in only once it differs
+  bool eligibility_required = false;       // grades configured
+  uint32_t grades = 0;
+  std::vector<uint32_t> spot_books;  // ids of spot instruments
+  // Trades of listed spot instruments in trade id order; capacity
+  // limits.max_spot_trades, reserved at creation.
+  std::vector<internal::SpotTrade> spot_trades;
+  int64_t spot_failure_deadline_ns = 0;
+
   // Current command.
   const Command* cmd = nullptr;
+  std::string_view payload;
   EventSink* out = nullptr;
 
   explicit EngineState(const EngineConfig& c)
@@ -205,7 +238,9 @@ class Apply {
     return e;
   }
 
-  void Reject(RejectCode code) {
+  void Reject(RejectCode code) { RejectEvent(code); }
+
+  Event& RejectEvent(RejectCode code) {
     const Command& c = *s_.cmd;
     Event& e = Base(EventType::kRejected);
     e.command = c.type;
@@ -219,6 +254,7 @@ class Apply {
     e.side = c.side;
     e.price = c.price;
     e.quantity = c.quantity;
+    return e;
   }
 
   Event& OrderEvent(EventType type, const Order& o) {
@@ -587,6 +623,10 @@ class Apply {
           e.counter_client_order_id = o.client_order_id;
           e.counter_leaves = o.leaves;
           e.counter_filled = o.filled;
+          if (b.delivery_day != 0) {
+            RecordSpotTrade(b, e.trade_id, inst, t.account, o.account,
+                            IsBuy(t.side), level_price, q);
+          }
           if (o.leaves.lots == 0) {
             Unrest(b, k);
             Free(k);
@@ -678,7 +718,6 @@ class Apply {
   // Margin and grade eligibility: the clearing (#8) and grades (#6) work
   // plug their state in here. Today every account passes.
   RejectCode CheckMargin() const { return RejectCode::kNone; }
-  RejectCode CheckGradeEligibility() const { return RejectCode::kNone; }
 
   bool WouldCross(const Book& b, Side side, Price p) const {
     return Crosses(b, side, p);
@@ -691,6 +730,185 @@ class Apply {
   void MassCancel();
   void SetState();
   void SetReferencePrice();
+  void ListInstrument();
+  void ReferenceData();
+  void ReportFailure();
+
+  // ---- spot trades ----
+  void RecordSpotTrade(const Book& b, TradeId id, InstrumentId inst,
+                       AccountId taker, AccountId maker, bool taker_buys,
+                       Price price, int64_t q) {
+    internal::SpotTrade t;
+    t.trade_id = id.value;
+    t.day = b.delivery_day;
+    t.price = price.units;
+    t.quantity = q;
+    t.instrument = inst.value;
+    t.buyer = (taker_buys ? taker : maker).value;
+    t.seller = (taker_buys ? maker : taker).value;
+    // Room was checked when the order entered (SpotTradeRoom).
+    if (s_.spot_trades.size() < s_.spot_trades.capacity()) {
+      s_.spot_trades.push_back(t);
+    }
+  }
+
+  // An order that may trade up to `lots` lots in listed spot book `b` needs
+  // room for that many trades in the table.
+  bool SpotTradeRoom(const Book& b, int64_t lots) const {
+    return b.delivery_day == 0 ||
+           static_cast<int64_t>(s_.spot_trades.capacity() -
+                                s_.spot_trades.size()) >= lots;
+  }
+
+  // ---- eligibility (reference data) ----
+  void AdvanceReference() {
+    s_.changes.clear();
+    s_.registry->AdvanceTime(s_.cmd->ts, &s_.changes);
+    s_.next_reference_change = s_.registry->next_change().nanos;
+    ApplyEligibilityChanges();
+  }
+
+  EligibilityRow& RowOf(AccountId a, uint32_t grade) {
+    return s_
+        .eligibility[static_cast<std::size_t>(a.value) * kMaxGrades + grade];
+  }
+
+  // Lots `a` has committed in spot instrument `id`: resting sells plus lots
+  // already sold (a negative position).
+  int64_t Committed(AccountId a, uint32_t id) {
+    const PositionRow& r = Row(a, InstrumentId{id});
+    return r.open_sell + std::max<int64_t>(0, -r.position);
+  }
+
+  // The account's committed lots over every grade's instrument of one
+  // delivery day, and the most nodes any grade lets it sell.
+  int64_t CommittedOnDay(AccountId a, int64_t day) {
+    int64_t n = 0;
+    for (uint32_t id : s_.spot_books) {
+      const Book& b = s_.books[id];
+      if (b.delivery_day == day && b.state != InstrumentState::kNone) {
+        n += Committed(a, id);
+      }
+    }
+    return n;
+  }
+  int64_t MaxNodes(AccountId a) {
+    int64_t n = 0;
+    for (uint32_t g = 0; g < s_.grades; ++g) {
+      const EligibilityRow& r = RowOf(a, g);
+      if (r.status == Eligibility::kEligible) n = std::max<int64_t>(n, r.nodes);
+    }
+    return n;
+  }
+
+  // A spot sell adding `extra` lots in `b` (DESIGN.md §3): the account must
+  // be eligible for the grade, and its attested nodes must cover what it
+  // has committed for the delivery day, in the grade and over all grades.
+  // On a reject *detail is the Eligibility naming the missing requirement.
+  RejectCode CheckGradeEligibility(const Book& b, AccountId a, Side side,
+                                   int64_t extra, uint32_t* detail) {
+    if (!s_.eligibility_required || b.config.kind != InstrumentKind::kSpot ||
+        side != Side::kSell || extra <= 0) {
+      return RejectCode::kNone;
+    }
+    const EligibilityRow& r = RowOf(a, b.config.grade);
+    if (r.status != Eligibility::kEligible) {
+      *detail = static_cast<uint32_t>(r.status);
+      return RejectCode::kGradeNotEligible;
+    }
+    const uint32_t id = static_cast<uint32_t>(&b - s_.books.data());
+    if (Committed(a, id) + extra > r.nodes ||
+        CommittedOnDay(a, b.delivery_day) + extra > MaxNodes(a)) {
+      *detail = static_cast<uint32_t>(Eligibility::kCapacityExceeded);
+      return RejectCode::kGradeNotEligible;
+    }
+    return RejectCode::kNone;
+  }
+
+  void RejectNotEligible(uint32_t detail) {
+    RejectEvent(RejectCode::kGradeNotEligible).count = detail;
+  }
+
+  // Stores the changed rows, tells about each, and cancels the resting spot
+  // sells the account may no longer keep (GRADE_ELIGIBILITY_LOST): all of
+  // them in a grade it lost, else the newest first until what it has
+  // committed per instrument and per delivery day fits its nodes.
+  void ApplyEligibilityChanges() {
+    for (const EligibilityChange& ch : s_.changes) {
+      if (ch.account.value >= s_.accounts.size() || ch.grade >= kMaxGrades) {
+        continue;
+      }
+      RowOf(ch.account, ch.grade) = ch.row;
+      Event& e = Base(EventType::kEligibilityChanged);
+      e.account = ch.account;
+      e.count = ch.grade;
+      e.reason = static_cast<uint16_t>(ch.row.status);
+      e.quantity = Quantity{ch.row.nodes};
+    }
+    for (std::size_t i = 0; i < s_.changes.size(); ++i) {
+      const AccountId a = s_.changes[i].account;
+      if (i > 0 && s_.changes[i - 1].account == a) continue;
+      if (a.value >= s_.accounts.size()) continue;
+      EnforceEligibility(a);
+    }
+    s_.changes.clear();
+  }
+
+  // The account's newest resting sell among the spot instruments that
+  // `match(book id)` accepts; 0 when none.
+  template <typename Match>
+  uint32_t NewestSell(AccountId a, Match match) {
+    for (uint32_t k = s_.accounts[a.value].tail; k != 0;
+         k = s_.orders[k].account_prev) {
+      const Order& o = s_.orders[k];
+      if (o.side == Side::kSell && match(o.instrument.value)) return k;
+    }
+    return 0;
+  }
+
+  void CancelLost(uint32_t k) {
+    CancelResting(s_.books[s_.orders[k].instrument.value], k,
+                  EventType::kOrderCancelled,
+                  CancelReason::kGradeEligibilityLost);
+  }
+
+  void EnforceEligibility(AccountId a) {
+    for (uint32_t id : s_.spot_books) {
+      Book& b = s_.books[id];
+      if (b.state == InstrumentState::kNone ||
+          b.state == InstrumentState::kExpired) {
+        continue;
+      }
+      const EligibilityRow& r = RowOf(a, b.config.grade);
+      auto here = [id](uint32_t inst) { return inst == id; };
+      while (
+          Row(a, InstrumentId{id}).open_sell > 0 &&
+          (r.status != Eligibility::kEligible || Committed(a, id) > r.nodes)) {
+        const uint32_t k = NewestSell(a, here);
+        if (k == 0) break;
+        CancelLost(k);
+      }
+    }
+    const int64_t max_nodes = MaxNodes(a);
+    for (uint32_t id : s_.spot_books) {
+      const Book& b = s_.books[id];
+      if (b.state == InstrumentState::kNone ||
+          b.state == InstrumentState::kExpired) {
+        continue;
+      }
+      const int64_t day = b.delivery_day;
+      auto same_day = [this, day](uint32_t inst) {
+        const Book& x = s_.books[inst];
+        return x.config.kind == InstrumentKind::kSpot &&
+               x.delivery_day == day && x.state != InstrumentState::kNone;
+      };
+      while (CommittedOnDay(a, day) > max_nodes) {
+        const uint32_t k = NewestSell(a, same_day);
+        if (k == 0) break;
+        CancelLost(k);
+      }
+    }
+  }
   void EndOfSession();
 
   // Rests a taker's remainder, or cancels it per its time in force.
@@ -719,6 +937,10 @@ void Apply::Run(const Command& cmd, EventSink& out) {
     s_.epoch = 1;
   }
   const uint32_t expired = ExpireDue();
+  if (s_.next_reference_change != 0 &&
+      cmd.ts.nanos >= s_.next_reference_change) {
+    AdvanceReference();
+  }
   switch (cmd.type) {
     case CommandType::kNewOrder:
       NewOrder();
@@ -740,6 +962,15 @@ void Apply::Run(const Command& cmd, EventSink& out) {
       break;
     case CommandType::kEndOfSession:
       EndOfSession();
+      break;
+    case CommandType::kListInstrument:
+      ListInstrument();
+      break;
+    case CommandType::kReferenceData:
+      ReferenceData();
+      break;
+    case CommandType::kReportFailure:
+      ReportFailure();
       break;
     case CommandType::kTimer: {
       Event& e = Base(EventType::kTimerDone);
@@ -832,8 +1063,13 @@ void Apply::NewOrder() {
     return Reject(r);
   }
   if (RejectCode r = CheckMargin(); r != RejectCode::kNone) return Reject(r);
-  if (RejectCode r = CheckGradeEligibility(); r != RejectCode::kNone) {
-    return Reject(r);
+  uint32_t detail = 0;
+  if (CheckGradeEligibility(b, c.account, c.side, c.quantity.lots, &detail) !=
+      RejectCode::kNone) {
+    return RejectNotEligible(detail);
+  }
+  if (!SpotTradeRoom(b, c.quantity.lots)) {
+    return Reject(RejectCode::kSystemBusy);
   }
   if (post_only && WouldCross(b, c.side, c.price)) {
     return Reject(RejectCode::kPostOnlyWouldCross);
@@ -961,6 +1197,12 @@ void Apply::Replace() {
     return Reject(r);
   }
   if (RejectCode r = CheckMargin(); r != RejectCode::kNone) return Reject(r);
+  uint32_t detail = 0;
+  if (CheckGradeEligibility(b, o.account, o.side, new_leaves - o.leaves.lots,
+                            &detail) != RejectCode::kNone) {
+    return RejectNotEligible(detail);
+  }
+  if (!SpotTradeRoom(b, new_leaves)) return Reject(RejectCode::kSystemBusy);
   const bool price_changed = c.price != o.price;
   if ((o.flags & kFlagPostOnly) != 0 && price_changed &&
       WouldCross(b, o.side, c.price)) {
@@ -1082,6 +1324,91 @@ void Apply::SetReferencePrice() {
   e.price = c.price;
 }
 
+void Apply::ListInstrument() {
+  const Command& c = *s_.cmd;
+  Book* bp = FindBook(c.instrument);
+  if (bp == nullptr) return Reject(RejectCode::kUnknownInstrument);
+  Book& b = *bp;
+  // Only a spot slot is listed by command, and only when it holds no live
+  // instrument: never listed, or expired (every order already gone).
+  if (b.config.kind != InstrumentKind::kSpot ||
+      b.config.initial_state != InstrumentState::kNone ||
+      (b.state != InstrumentState::kNone &&
+       b.state != InstrumentState::kExpired)) {
+    return Reject(RejectCode::kInvalidListing);
+  }
+  // 9999-12-31 is day 2,932,896.
+  const auto day = static_cast<int64_t>(c.target);
+  if (day <= 0 || day > 2'932'896) return Reject(RejectCode::kInvalidListing);
+  const Price ref = c.price.units == 0 ? b.config.reference_price : c.price;
+  if (ref.units <= 0 || ref > b.config.max_price ||
+      ref.units % b.config.tick.units != 0) {
+    return Reject(RejectCode::kInvalidReferencePrice);
+  }
+  // A new instrument in the slot: nothing of the previous one remains. Its
+  // trades leave the table: their delivery day, and with it the failure
+  // deadline, has passed (the calendar lists a slot again only for a later
+  // day than the one it held).
+  for (uint32_t a = 0; a < s_.accounts.size(); ++a) {
+    Row(AccountId{a}, c.instrument) = PositionRow{};
+  }
+  std::erase_if(s_.spot_trades, [&](const internal::SpotTrade& t) {
+    return t.instrument == c.instrument.value;
+  });
+  b.delivery_day = day;
+  b.state = InstrumentState::kOpen;
+  SetReference(b, ref);
+  Event& e = Base(EventType::kInstrumentListed);
+  e.instrument = c.instrument;
+  e.state = b.state;
+  e.price = ref;
+  e.count = static_cast<uint32_t>(day);
+}
+
+void Apply::ReportFailure() {
+  const Command& c = *s_.cmd;
+  const uint64_t id = c.target;
+  auto it = std::lower_bound(
+      s_.spot_trades.begin(), s_.spot_trades.end(), id,
+      [](const internal::SpotTrade& t, uint64_t v) { return t.trade_id < v; });
+  // Another firm's trade answers as one that does not exist.
+  if (it == s_.spot_trades.end() || it->trade_id != id ||
+      (it->buyer != c.account.value && it->seller != c.account.value)) {
+    return Reject(RejectCode::kUnknownTrade);
+  }
+  if (it->busted != 0) return Reject(RejectCode::kTradeAlreadyBusted);
+  constexpr int64_t kDay = 86'400'000'000'000;
+  if (c.ts.nanos >= it->day * kDay + s_.spot_failure_deadline_ns) {
+    return Reject(RejectCode::kFailureDeadlinePassed);
+  }
+  it->busted = 1;
+  Event& e = Base(EventType::kTradeBusted);
+  e.trade_id = TradeId{it->trade_id};
+  e.instrument = InstrumentId{it->instrument};
+  e.price = Price{it->price};
+  e.quantity = Quantity{it->quantity};
+  e.account = AccountId{it->buyer};
+  e.counter_account = AccountId{it->seller};
+  e.side = it->buyer == c.account.value ? Side::kBuy : Side::kSell;
+  e.client_order_id = c.client_order_id;
+  e.count = static_cast<uint32_t>(it->day);
+}
+
+void Apply::ReferenceData() {
+  const Command& c = *s_.cmd;
+  s_.changes.clear();
+  const RejectCode r = s_.registry->Apply(s_.payload, c.ts, &s_.changes);
+  s_.next_reference_change = s_.registry->next_change().nanos;
+  if (r != RejectCode::kNone) {
+    s_.changes.clear();
+    return Reject(r);
+  }
+  Event& e = Base(EventType::kReferenceAccepted);
+  e.account = c.account;
+  e.client_order_id = c.client_order_id;
+  ApplyEligibilityChanges();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
@@ -1121,6 +1448,19 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
     s->free_head = k;
   }
   s->heap.reset(new uint32_t[l.max_orders + 1]());
+  s->spot_trades.reserve(l.max_spot_trades);
+  s->spot_failure_deadline_ns = config.spot_failure_deadline_ns;
+  s->registry = std::make_unique<Registry>(config.reference);
+  s->empty_registry_hash = s->registry->Hash();
+  s->next_reference_change = s->registry->next_change().nanos;
+  s->eligibility.assign(static_cast<std::size_t>(l.max_accounts) * kMaxGrades,
+                        EligibilityRow{});
+  s->eligibility_required = !config.reference.grades.empty();
+  s->grades = static_cast<uint32_t>(config.reference.grades.size());
+  for (const InstrumentConfig& ic : config.instruments) {
+    if (ic.kind == InstrumentKind::kSpot) s->spot_books.push_back(ic.id.value);
+  }
+  std::sort(s->spot_books.begin(), s->spot_books.end());
   s->touched.reset(new internal::Touched[total_levels + 1]);
   return std::unique_ptr<Engine>(new Engine(std::move(s)));
 }
@@ -1133,6 +1473,14 @@ Engine::~Engine() = default;
 void Engine::Apply(const Command& cmd, EventSink& out) noexcept {
   class Apply a(*s_);
   a.Run(cmd, out);
+}
+
+void Engine::Apply(const Command& cmd, std::string_view payload,
+                   EventSink& out) noexcept {
+  s_->payload = payload;
+  class Apply a(*s_);
+  a.Run(cmd, out);
+  s_->payload = {};
 }
 
 namespace {
@@ -1231,6 +1579,9 @@ uint64_t Engine::StateHash() const noexcept {
     h.Add(id);
     h.Add(static_cast<uint64_t>(b.state));
     h.Add(b.reference.units);
+    if (b.config.initial_state == InstrumentState::kNone) {
+      h.Add(b.delivery_day);
+    }
     ForEachOrderInPriority(*s_, b, [&h](const Order& o) {
       h.Add(o.id.value);
       h.Add(o.client_order_id.value);
@@ -1264,6 +1615,20 @@ uint64_t Engine::StateHash() const noexcept {
     h.Add(s_->client_order_ids.size());
     h.Add(sum);
   }
+  for (const internal::SpotTrade& t : s_->spot_trades) {
+    h.Add(t.trade_id);
+    h.Add(t.day);
+    h.Add(t.price);
+    h.Add(t.quantity);
+    h.Add(t.instrument);
+    h.Add(t.buyer);
+    h.Add(t.seller);
+    h.Add(t.busted);
+  }
+  // Reference data counts once there is any, so engines without it hash as
+  // the reference book of the matching tests does.
+  const uint64_t registry = s_->registry->Hash();
+  if (registry != s_->empty_registry_hash) h.Add(registry);
   return h.value();
 }
 
@@ -1271,7 +1636,8 @@ namespace {
 
 constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
 // 2: the client order ids of the trading day follow the positions.
-constexpr uint16_t kSnapshotVersion = 2;
+// 3: each instrument's delivery day; the reference-data registry at the end.
+constexpr uint16_t kSnapshotVersion = 3;
 
 Status SnapshotError(const ByteReader& r, const std::string& what) {
   return DataLossError("snapshot: " + what + " at byte " +
@@ -1297,6 +1663,7 @@ std::string Engine::SaveSnapshot() const {
     w.Put(id);
     w.Put(static_cast<uint8_t>(b.state));
     w.Put(b.reference.units);
+    w.Put(b.delivery_day);
     uint32_t count = 0;
     ForEachOrderInPriority(*s_, b, [&](const Order&) { ++count; });
     w.Put(count);
@@ -1335,6 +1702,18 @@ std::string Engine::SaveSnapshot() const {
     w.Put(account);
     w.Put(id);
   });
+  w.Put(static_cast<uint32_t>(s_->spot_trades.size()));
+  for (const internal::SpotTrade& t : s_->spot_trades) {
+    w.Put(t.trade_id);
+    w.Put(t.day);
+    w.Put(t.price);
+    w.Put(t.quantity);
+    w.Put(t.instrument);
+    w.Put(t.buyer);
+    w.Put(t.seller);
+    w.Put(t.busted);
+  }
+  s_->registry->Save(&out);
   return out;
 }
 
@@ -1371,9 +1750,16 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
     Book& b = s.books[id];
     const auto state = r.Get<uint8_t>();
     const Price ref{r.Get<int64_t>()};
-    if (state == 0 || state > static_cast<uint8_t>(InstrumentState::kExpired)) {
+    const int64_t day = r.Get<int64_t>();
+    const bool slot = b.config.initial_state == InstrumentState::kNone;
+    if ((state == 0 && !slot) ||
+        state > static_cast<uint8_t>(InstrumentState::kExpired)) {
       return SnapshotError(r, "bad instrument state");
     }
+    if (day < 0 || day > 2'932'896 || (day != 0 && !slot)) {
+      return SnapshotError(r, "bad delivery day");
+    }
+    b.delivery_day = day;
     if (ref.units <= 0 || ref > b.config.max_price) {
       return SnapshotError(r, "bad reference price");
     }
@@ -1465,7 +1851,45 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
       return SnapshotError(r, "duplicate client order id entry");
     }
   }
-  if (r.remaining() != 0) return SnapshotError(r, "trailing bytes");
+  const uint32_t trades = r.Get<uint32_t>();
+  if (!r.ok() || trades > s.spot_trades.capacity()) {
+    return SnapshotError(r, "bad spot trade count");
+  }
+  for (uint32_t j = 0; j < trades; ++j) {
+    internal::SpotTrade t;
+    t.trade_id = r.Get<uint64_t>();
+    t.day = r.Get<int64_t>();
+    t.price = r.Get<int64_t>();
+    t.quantity = r.Get<int64_t>();
+    t.instrument = r.Get<uint32_t>();
+    t.buyer = r.Get<uint32_t>();
+    t.seller = r.Get<uint32_t>();
+    t.busted = r.Get<uint32_t>();
+    if (!r.ok() || t.trade_id == 0 || t.trade_id >= s.next_trade_id ||
+        (j > 0 && t.trade_id <= s.spot_trades.back().trade_id) ||
+        t.instrument == 0 || t.instrument >= s.books.size() ||
+        t.buyer >= s.accounts.size() || t.seller >= s.accounts.size() ||
+        t.busted > 1 || t.quantity <= 0 || t.price <= 0) {
+      return SnapshotError(r, "bad spot trade entry");
+    }
+    s.spot_trades.push_back(t);
+  }
+  std::string_view rest = bytes.substr(r.position());
+  if (Status st = s.registry->Load(&rest); !st.ok()) {
+    return DataLossError("snapshot: reference data at byte " +
+                         std::to_string(r.position()) + ": " + st.message());
+  }
+  if (!rest.empty()) {
+    return DataLossError("snapshot: " + std::to_string(rest.size()) +
+                         " trailing bytes");
+  }
+  s.next_reference_change = s.registry->next_change().nanos;
+  for (uint32_t a = 0; a < s.accounts.size(); ++a) {
+    for (uint32_t g = 0; g < s.grades; ++g) {
+      s.eligibility[static_cast<std::size_t>(a) * kMaxGrades + g] =
+          s.registry->row(AccountId{a}, g);
+    }
+  }
   return Status::Ok();
 }
 
@@ -1507,9 +1931,27 @@ int64_t Engine::position(AccountId account,
 }
 
 Timestamp Engine::next_expiry() const noexcept {
-  if (s_->heap_size == 0) return Timestamp{};
-  return s_->orders[s_->heap[1]].expire_time;
+  int64_t t = s_->next_reference_change;
+  if (s_->heap_size != 0) {
+    const int64_t gtd = s_->orders[s_->heap[1]].expire_time.nanos;
+    if (t == 0 || gtd < t) t = gtd;
+  }
+  return Timestamp{t};
 }
+
+int64_t Engine::delivery_day(InstrumentId instrument) const noexcept {
+  if (instrument.value == 0 || instrument.value >= s_->books.size()) return 0;
+  return s_->books[instrument.value].delivery_day;
+}
+
+EligibilityRow Engine::eligibility(AccountId account,
+                                   uint32_t grade) const noexcept {
+  if (account.value >= s_->accounts.size() || grade >= kMaxGrades) return {};
+  return s_->eligibility[static_cast<std::size_t>(account.value) * kMaxGrades +
+                         grade];
+}
+
+const Registry& Engine::registry() const noexcept { return *s_->registry; }
 
 InstrumentState Engine::state(InstrumentId instrument) const noexcept {
   if (instrument.value == 0 || instrument.value >= s_->books.size()) {

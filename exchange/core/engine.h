@@ -42,6 +42,11 @@ class Engine {
   // kSequenceOutOfOrder and changes nothing at all.
   void Apply(const Command& cmd, EventSink& out) noexcept;
 
+  // As Apply(); `payload` is the journaled payload of a kReferenceData
+  // command (ignored for other types). Reference data allocates (cold).
+  void Apply(const Command& cmd, std::string_view payload,
+             EventSink& out) noexcept;
+
   // Applies cmds[0, n) in order, exactly as n calls of Apply() would, while
   // prefetching what the next few commands will touch (their index entry,
   // their order, its queue neighbours), so a stream of cancels deep inside
@@ -78,8 +83,17 @@ class Engine {
   // Net position of `account` in `instrument`, in lots (buys positive).
   int64_t position(AccountId account, InstrumentId instrument) const noexcept;
   InstrumentState state(InstrumentId instrument) const noexcept;
-  // Earliest expire time among resting GTD orders; Timestamp{0} if none.
+  // Earliest time-driven change: a resting GTD order's expire time or a
+  // change of eligibility (a rating or attestation expiring, a rating taking
+  // effect); Timestamp{0} if none. The sequencer sends a Timer then.
   Timestamp next_expiry() const noexcept;
+  // Spot slot: the delivery day (days since 1970-01-01) it was last listed
+  // for; 0 otherwise.
+  int64_t delivery_day(InstrumentId instrument) const noexcept;
+  // The account's standing for grade `grade` (DESIGN.md §3).
+  EligibilityRow eligibility(AccountId account, uint32_t grade) const noexcept;
+  // Ratings, attester keys and attestations.
+  const Registry& registry() const noexcept;
 
  private:
   explicit Engine(std::unique_ptr<internal::EngineState> state);

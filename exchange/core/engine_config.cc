@@ -79,10 +79,15 @@ Status ValidateEngineConfig(const EngineConfig& config) {
     if (c.gpu_hours_per_lot <= 0) {
       return InvalidArgumentError(n + ": gpu_hours_per_lot must be > 0");
     }
-    if (c.initial_state == InstrumentState::kNone ||
+    if ((c.initial_state == InstrumentState::kNone &&
+         c.kind != InstrumentKind::kSpot) ||
         static_cast<uint8_t>(c.initial_state) >
             static_cast<uint8_t>(InstrumentState::kExpired)) {
       return InvalidArgumentError(n + ": initial_state is not a state");
+    }
+    if (c.grade >= kMaxGrades || (!config.reference.grades.empty() &&
+                                  c.grade >= config.reference.grades.size())) {
+      return InvalidArgumentError(n + ": grade is not a configured grade");
     }
   }
   if (total_levels > (uint64_t{1} << 26)) {
@@ -102,6 +107,17 @@ Status ValidateEngineConfig(const EngineConfig& config) {
         static_cast<uint8_t>(a.stp) >
             static_cast<uint8_t>(StpMode::kDecrement)) {
       return InvalidArgumentError(n + ": stp must be a concrete mode");
+    }
+  }
+  if (config.reference.grades.size() > kMaxGrades) {
+    return InvalidArgumentError("at most " + std::to_string(kMaxGrades) +
+                                " grades");
+  }
+  for (const ReferenceProvider& p : config.reference.providers) {
+    if (p.account.value == 0 || p.account.value >= l.max_accounts ||
+        !seen_account[p.account.value]) {
+      return InvalidArgumentError("provider " + p.firm +
+                                  ": account is not a configured account");
     }
   }
   return Status::Ok();

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "exchange/core/reference/registry.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
 
@@ -36,7 +37,13 @@ struct InstrumentConfig {
   // GPU-hours per lot: 192 for a spot node-day, 730 for a future. Used for
   // the notional overflow check. Default: 730.
   int64_t gpu_hours_per_lot = 730;
+  // kNone for a spot slot: it trades only once a kListInstrument command
+  // gives it a delivery day (the spot listing calendar), and can be listed
+  // again once expired. Any other state lists the instrument from the start.
   InstrumentState initial_state = InstrumentState::kOpen;
+  // Index into EngineConfig::reference.grades of the instrument's grade; for
+  // spot instruments it decides the eligibility a sell order needs.
+  uint32_t grade = 0;
 };
 
 struct AccountConfig {
@@ -61,12 +68,24 @@ struct EngineLimits {
   // at most half full) + 4 bytes x this, touched as ids arrive.
   // Default: 1 << 22 (4,194,304 ids; 144 MiB).
   uint32_t max_client_order_ids = 1u << 22;
+  // Spot trades remembered for delivery-failure reports: those of listed
+  // spot instruments, from the match until their slot is listed again. A
+  // spot order that could take the table past it is rejected SYSTEM_BUSY.
+  // Default: 65,536 (48 bytes each).
+  uint32_t max_spot_trades = 1u << 16;
 };
 
 struct EngineConfig {
   EngineLimits limits;
   std::vector<InstrumentConfig> instruments;
   std::vector<AccountConfig> accounts;
+  // Grades and providers for ratings, attestations and spot eligibility.
+  // With no grades, spot sells need no eligibility (tests of the matching
+  // rules alone).
+  ReferenceConfig reference;
+  // Until when on its delivery day a spot trade can be reported failed:
+  // nanoseconds after 00:00 UTC. Default: 12:00.
+  int64_t spot_failure_deadline_ns = int64_t{12} * 3600 * 1'000'000'000;
 };
 
 // Checks ids, ranges and consistency (tick divides max and reference price,

@@ -24,15 +24,19 @@ enum class EventType : uint8_t {
   kMassCancelDone = 5,  // count = orders cancelled
   kInstrumentStateChanged = 6,
   kReferencePriceSet = 7,
-  kTimerDone = 8,     // count = orders expired by this timer
-  kSessionEnded = 9,  // count = DAY orders expired
+  kTimerDone = 8,           // count = orders expired by this timer
+  kSessionEnded = 9,        // count = DAY orders expired
+  kInstrumentListed = 10,   // kListInstrument applied
+  kReferenceAccepted = 11,  // kReferenceData accepted
+  kTradeBusted = 12,        // kReportFailure: the spot trade is busted
   // Consequences.
-  kTrade = 20,           // one match; account/order = aggressor,
-                         // counter_* = resting order
-  kOrderCancelled = 21,  // left the book without a user cancel; reason =
-                         // CancelReason; quantity = lots cancelled
-  kOrderRestated = 22,   // leaves reduced by self-trade decrement
-  kBookLevel = 23,       // L2: new aggregate at (side, price); 0 = gone
+  kTrade = 20,               // one match; account/order = aggressor,
+                             // counter_* = resting order
+  kOrderCancelled = 21,      // left the book without a user cancel; reason =
+                             // CancelReason; quantity = lots cancelled
+  kOrderRestated = 22,       // leaves reduced by self-trade decrement
+  kBookLevel = 23,           // L2: new aggregate at (side, price); 0 = gone
+  kEligibilityChanged = 24,  // a provider's standing for a grade changed
 };
 
 // One engine output. Fixed size and trivially copyable. Fields per type:
@@ -62,6 +66,17 @@ enum class EventType : uint8_t {
 //   kReferencePriceSet: instrument, price
 //   kTimerDone:       count
 //   kSessionEnded:    instrument (0 = all), count
+//   kInstrumentListed: instrument, state (open), price (reference), count
+//                     (delivery day: days since 1970-01-01)
+//   kReferenceAccepted: account, client_order_id (the command's)
+//   kTradeBusted:     trade_id, instrument, price, quantity, account (buyer),
+//                     counter_account (seller), side (of the reporting
+//                     party), client_order_id (the command's), count
+//                     (delivery day)
+//   kEligibilityChanged: account, count (grade index), reason (Eligibility),
+//                     quantity (attested nodes meeting the grade)
+//   kRejected of a new spot sell for kGradeNotEligible: count = the
+//                     Eligibility naming the missing requirement
 struct Event {
   Seq seq;       // of the command that caused the event
   Timestamp ts;  // of that command

@@ -72,6 +72,50 @@ std::string_view RejectCodeName(RejectCode code) noexcept {
       return "INSTRUMENT_EXPIRED";
     case RejectCode::kInvalidStateTransition:
       return "INVALID_STATE_TRANSITION";
+    case RejectCode::kInvalidListing:
+      return "INVALID_LISTING";
+    case RejectCode::kMalformedReferenceData:
+      return "MALFORMED_REFERENCE_DATA";
+    case RejectCode::kUnknownOperator:
+      return "UNKNOWN_OPERATOR";
+    case RejectCode::kInvalidRating:
+      return "INVALID_RATING";
+    case RejectCode::kRatingExpired:
+      return "RATING_EXPIRED";
+    case RejectCode::kDuplicateRatingReference:
+      return "DUPLICATE_RATING_REFERENCE";
+    case RejectCode::kUnknownRating:
+      return "UNKNOWN_RATING";
+    case RejectCode::kUnknownAttesterKey:
+      return "UNKNOWN_ATTESTER_KEY";
+    case RejectCode::kAttesterKeyRevoked:
+      return "ATTESTER_KEY_REVOKED";
+    case RejectCode::kDuplicateAttesterKey:
+      return "DUPLICATE_ATTESTER_KEY";
+    case RejectCode::kAttestationStale:
+      return "ATTESTATION_STALE";
+    case RejectCode::kAttestationInFuture:
+      return "ATTESTATION_IN_FUTURE";
+    case RejectCode::kNonceReused:
+      return "NONCE_REUSED";
+    case RejectCode::kWrongGpuModel:
+      return "WRONG_GPU_MODEL";
+    case RejectCode::kWrongGpuCount:
+      return "WRONG_GPU_COUNT";
+    case RejectCode::kUnknownRecipe:
+      return "UNKNOWN_RECIPE";
+    case RejectCode::kProviderMismatch:
+      return "PROVIDER_MISMATCH";
+    case RejectCode::kDuplicateAttestationId:
+      return "DUPLICATE_ATTESTATION_ID";
+    case RejectCode::kBadSignature:
+      return "BAD_SIGNATURE";
+    case RejectCode::kUnknownTrade:
+      return "UNKNOWN_TRADE";
+    case RejectCode::kTradeAlreadyBusted:
+      return "TRADE_ALREADY_BUSTED";
+    case RejectCode::kFailureDeadlinePassed:
+      return "FAILURE_DEADLINE_PASSED";
     case RejectCode::kSystemBusy:
       return "SYSTEM_BUSY";
     case RejectCode::kSequenceOutOfOrder:

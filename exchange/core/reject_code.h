@@ -54,6 +54,33 @@ enum class RejectCode : uint16_t {
   kInstrumentNotOpen = 4001,
   kInstrumentExpired = 4002,
   kInvalidStateTransition = 4003,
+  // A listing on an instrument slot that holds a live instrument, or with a
+  // bad delivery day (spot listing calendar).
+  kInvalidListing = 4004,
+
+  // 5xxx: reference data (ratings, attester keys, attestations) and the spot
+  // trade life cycle. docs/attestations.md.
+  kMalformedReferenceData = 5001,  // payload does not decode
+  kUnknownOperator = 5002,         // not a provider firm
+  kInvalidRating = 5003,           // no tier, or expires <= effective
+  kRatingExpired = 5004,           // expires <= now
+  kDuplicateRatingReference = 5005,
+  kUnknownRating = 5006,
+  kUnknownAttesterKey = 5007,
+  kAttesterKeyRevoked = 5008,
+  kDuplicateAttesterKey = 5009,
+  kAttestationStale = 5010,     // older than every matching grade allows
+  kAttestationInFuture = 5011,  // measured_at after now
+  kNonceReused = 5012,
+  kWrongGpuModel = 5013,     // no grade has this GPU model
+  kWrongGpuCount = 5014,     // gpu_count is not the grade's GPUs per node
+  kUnknownRecipe = 5015,     // no grade uses this recipe
+  kProviderMismatch = 5016,  // attestation names another provider
+  kDuplicateAttestationId = 5017,
+  kBadSignature = 5018,  // gateway: signature does not verify
+  kUnknownTrade = 5019,  // also: a trade of which the firm is no party
+  kTradeAlreadyBusted = 5020,
+  kFailureDeadlinePassed = 5021,  // after 12:00 UTC of the delivery day
 
   // 9xxx: system.
   kSystemBusy = 9001,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exchange/journal_tool.h"
+#include "gateway/cli/attest_commands.h"
 #include "gateway/cli/commands.h"
 #include "gateway/config/server_config.h"
 
@@ -58,7 +59,8 @@ int main(int argc, char** argv) {
         if (!config.has_value()) return config.error();
         return std::move(config).value().engine;
       });
-  cli::AddGatewayCommands(app, &exit_code);
+  CLI::App* attest = cli::AddAttestCommands(app, &exit_code);
+  cli::AddGatewayCommands(app, &exit_code, attest);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

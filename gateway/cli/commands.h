@@ -30,6 +30,10 @@ inline constexpr int kExitTimeout = 4;
 // The command that runs prints its results to stdout, at most one error
 // line ("cfx: ...") to stderr, and writes its exit code to `*exit_code`,
 // which must remain live while `app` parses.
-void AddGatewayCommands(CLI::App& app, int* exit_code);
+// `attest`, when not null, is the `attest` group (attest_commands.h) that
+// gets the server commands `submit`, `list` and `key register | revoke`;
+// `rating set | revoke | show` and `spot report-failure` are added to `app`.
+void AddGatewayCommands(CLI::App& app, int* exit_code,
+                        CLI::App* attest = nullptr);
 
 }  // namespace cfx::gateway::cli

@@ -47,6 +47,9 @@ std::string ReportColumns(const std::string& exec, const std::string& status,
 
 std::string ReasonText(const std::string& name, const std::string& text) {
   if (text.empty() || text == name) return name;
+  // A text that already starts with the name ("GRADE_NOT_ELIGIBLE:
+  // NO_RATING") is shown as it is.
+  if (text.rfind(name + ":", 0) == 0) return text;
   return name + ": " + text;
 }
 

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <optional>
 
 #include "cfx/config/v1/config.pb.h"
 #include "exchange/clock.h"
@@ -401,8 +403,10 @@ class Builder {
     CFX_RETURN_IF_ERROR(BuildClearingMembers());
     CFX_RETURN_IF_ERROR(BuildGrades());
     CFX_RETURN_IF_ERROR(BuildFutures());
+    CFX_RETURN_IF_ERROR(BuildSpot());
     CFX_RETURN_IF_ERROR(BuildAccounts());
     CFX_RETURN_IF_ERROR(BuildUsers());
+    CFX_RETURN_IF_ERROR(BuildReference());
     CFX_RETURN_IF_ERROR(CheckEngine());
     out_.RebuildIndex();
     return std::move(out_);
@@ -750,34 +754,11 @@ class Builder {
                          FormatPrice(ic.reference_price) + " of grade " +
                          Quote(grade.name));
       }
-      const uint32_t min_q =
-          f.has_min_quantity() ? f.min_quantity() : kDefaultMinQuantity;
-      const uint32_t max_q =
-          f.has_max_quantity() ? f.max_quantity() : kDefaultMaxQuantity;
-      if (min_q == 0) return Error(path.Field("min_quantity"), "must be >= 1");
-      if (max_q < min_q) {
-        return Error(
-            path.Field(f.has_max_quantity() ? "max_quantity" : "min_quantity"),
-            "need min_quantity " + std::to_string(min_q) + " <= max_quantity " +
-                std::to_string(max_q));
-      }
-      ic.min_quantity = exchange::Quantity{min_q};
-      ic.max_quantity = exchange::Quantity{max_q};
+      CFX_RETURN_IF_ERROR(OrderBounds(path, f, &ic));
       ic.position_limit = exchange::Quantity{f.position_limit()};
-      const uint32_t band =
-          f.has_price_band_bps() ? f.price_band_bps() : kDefaultBandBps;
-      if (band == 0 || band >= 10'000) {
-        return Error(path.Field("price_band_bps"), "must be in 1-9999");
-      }
-      const uint32_t market_band =
-          f.has_market_band_bps() ? f.market_band_bps() : kDefaultMarketBandBps;
-      if (market_band == 0 || market_band >= 10'000) {
-        return Error(path.Field("market_band_bps"), "must be in 1-9999");
-      }
-      ic.band_bps = static_cast<int32_t>(band);
-      ic.market_band_bps = static_cast<int32_t>(market_band);
       ic.gpu_hours_per_lot = gpu_hours;
       ic.initial_state = exchange::InstrumentState::kOpen;
+      ic.grade = static_cast<uint32_t>(grade_it->second);
 
       for (uint32_t k = 0; k < months; ++k) {
         const uint64_t id = out_.instruments.size() + 1;
@@ -812,6 +793,157 @@ class Builder {
           ++year;
         }
       }
+    }
+    return Status::Ok();
+  }
+
+  // Quantity bounds and price bands of a FuturesRoot or the Spot section
+  // (the same field names in both).
+  template <typename M>
+  Status OrderBounds(const FieldPath& path, const M& m,
+                     exchange::InstrumentConfig* ic) const {
+    const uint32_t min_q =
+        m.has_min_quantity() ? m.min_quantity() : kDefaultMinQuantity;
+    const uint32_t max_q =
+        m.has_max_quantity() ? m.max_quantity() : kDefaultMaxQuantity;
+    if (min_q == 0) return Error(path.Field("min_quantity"), "must be >= 1");
+    if (max_q < min_q) {
+      return Error(
+          path.Field(m.has_max_quantity() ? "max_quantity" : "min_quantity"),
+          "need min_quantity " + std::to_string(min_q) + " <= max_quantity " +
+              std::to_string(max_q));
+    }
+    ic->min_quantity = exchange::Quantity{min_q};
+    ic->max_quantity = exchange::Quantity{max_q};
+    const uint32_t band =
+        m.has_price_band_bps() ? m.price_band_bps() : kDefaultBandBps;
+    if (band == 0 || band >= 10'000) {
+      return Error(path.Field("price_band_bps"), "must be in 1-9999");
+    }
+    const uint32_t market_band =
+        m.has_market_band_bps() ? m.market_band_bps() : kDefaultMarketBandBps;
+    if (market_band == 0 || market_band >= 10'000) {
+      return Error(path.Field("market_band_bps"), "must be in 1-9999");
+    }
+    ic->band_bps = static_cast<int32_t>(band);
+    ic->market_band_bps = static_cast<int32_t>(market_band);
+    return Status::Ok();
+  }
+
+  // listing_days + 1 spot slots per grade, after the futures.
+  Status BuildSpot() {
+    const exchange::EngineLimits& limits = out_.engine.limits;
+    const pb::Spot& sp = in_.spot();
+    const FieldPath path = Root().Field("spot");
+    SpotConfig& out = out_.spot;
+    out.listing_days = sp.has_listing_days() ? sp.listing_days() : 7;
+    if (out.listing_days == 0 || out.listing_days > 30) {
+      return Error(path.Field("listing_days"), "must be in 1-30");
+    }
+    if (!sp.failure_deadline().empty()) {
+      int64_t t = 0;
+      if (!ParseHourMinute(sp.failure_deadline(), &t)) {
+        return Error(
+            path.Field("failure_deadline"),
+            Quote(sp.failure_deadline()) + " is not a time of day \"HH:MM\"");
+      }
+      out.failure_deadline_seconds = t;
+    }
+    out_.engine.spot_failure_deadline_ns =
+        out.failure_deadline_seconds * 1'000'000'000;
+    exchange::InstrumentConfig ic;
+    ic.kind = exchange::InstrumentKind::kSpot;
+    ic.tick = exchange::Price{kDefaultTickUnits};
+    ic.max_price = exchange::Price{kDefaultMaxPriceUnits};
+    if (!sp.max_price().empty()) {
+      Result<exchange::Price> max =
+          ParsePrice(path.Field("max_price"), sp.max_price());
+      if (!max.has_value()) return max.error();
+      ic.max_price = max.value();
+    }
+    if (ic.max_price.units % ic.tick.units != 0) {
+      return Error(path.Field("max_price"),
+                   FormatPrice(ic.max_price) +
+                       " is not a multiple of the tick " +
+                       FormatPrice(ic.tick));
+    }
+    CFX_RETURN_IF_ERROR(OrderBounds(path, sp, &ic));
+    ic.initial_state = exchange::InstrumentState::kNone;
+    for (size_t g = 0; g < out_.grades.size(); ++g) {
+      const GradeInfo& grade = out_.grades[g];
+      ic.grade = static_cast<uint32_t>(g);
+      ic.gpu_hours_per_lot = int64_t{grade.gpus_per_node} * 24;
+      ic.reference_price = grade.initial_reference;
+      if (ic.reference_price.units % ic.tick.units != 0 ||
+          ic.reference_price > ic.max_price) {
+        return Error(Root().Field("grades", g).Field("initial_reference"),
+                     FormatPrice(ic.reference_price) +
+                         " is not a spot price on the $0.01 tick up to " +
+                         FormatPrice(ic.max_price));
+      }
+      out.first_slot.push_back(exchange::InstrumentId{
+          static_cast<uint32_t>(out_.instruments.size() + 1)});
+      for (uint32_t k = 0; k <= out.listing_days; ++k) {
+        const uint64_t id = out_.instruments.size() + 1;
+        if (id >= limits.max_instruments) {
+          return Error(Root().Field("limits").Field("max_instruments"),
+                       std::to_string(limits.max_instruments) +
+                           " is too small: the spot slots of grade " +
+                           Quote(grade.name) + " reach instrument id " +
+                           std::to_string(id));
+        }
+        ic.id = exchange::InstrumentId{static_cast<uint32_t>(id)};
+        InstrumentInfo info;
+        info.id = ic.id;
+        info.kind = exchange::InstrumentKind::kSpot;
+        info.grade = grade.name;
+        info.grade_index = static_cast<uint32_t>(g);
+        info.spot_slot = true;
+        info.contract_gpu_hours = ic.gpu_hours_per_lot;
+        out_.instruments.push_back(std::move(info));
+        out_.engine.instruments.push_back(ic);
+        root_of_instrument_.push_back(static_cast<size_t>(-1));
+      }
+    }
+    return Status::Ok();
+  }
+
+  // The engine's view of grades and providers (ratings, attestations).
+  Status BuildReference() {
+    exchange::ReferenceConfig& ref = out_.engine.reference;
+    for (const GradeInfo& g : out_.grades) {
+      exchange::ReferenceGrade rg;
+      rg.name = g.name;
+      rg.gpu_model = g.gpu_model;
+      rg.gpus_per_node = g.gpus_per_node;
+      rg.min_tier = g.min_rating;
+      rg.min_output_milli_tokens_per_s_per_gpu =
+          uint64_t{g.min_output_tokens_per_s_per_gpu} * 1'000;
+      rg.recipe = g.recipe;
+      rg.max_attestation_age_ns =
+          int64_t{g.max_attestation_age_days} * 86'400 * 1'000'000'000;
+      ref.grades.push_back(std::move(rg));
+    }
+    if (ref.grades.size() > exchange::kMaxGrades) {
+      return Error(
+          Root().Field("grades"),
+          "at most " + std::to_string(exchange::kMaxGrades) + " grades");
+    }
+    // A provider firm lists capacity from one trading account.
+    std::map<std::string, exchange::AccountId> providers;
+    for (size_t i = 0; i < out_.users.size(); ++i) {
+      const UserConfig& u = out_.users[i];
+      if (u.role != Role::kProvider) continue;
+      auto [it, added] = providers.emplace(u.firm, u.account);
+      if (!added && it->second != u.account) {
+        return Error(Root().Field("users", i).Field("account"),
+                     "provider firm " + Quote(u.firm) +
+                         " already lists capacity from another account; a "
+                         "provider firm has one trading account");
+      }
+    }
+    for (const auto& [firm, account] : providers) {
+      ref.providers.push_back(exchange::ReferenceProvider{firm, account});
     }
     return Status::Ok();
   }
@@ -1012,7 +1144,8 @@ class Builder {
       return n;
     };
     if (const auto n = number_after("instrument ");
-        n.has_value() && *n >= 1 && *n <= root_of_instrument_.size()) {
+        n.has_value() && *n >= 1 && *n <= root_of_instrument_.size() &&
+        root_of_instrument_[*n - 1] != static_cast<size_t>(-1)) {
       return Error(Root().Field("futures", root_of_instrument_[*n - 1]),
                    out_.instruments[*n - 1].symbol + ": " + text);
     }

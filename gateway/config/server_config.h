@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "exchange/core/engine_config.h"
+#include "exchange/core/reference/reference_payload.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
 
@@ -31,15 +32,9 @@ enum class Role : uint8_t {
 // "admin"; "none" for kNone and anything else.
 std::string_view RoleName(Role role);
 
-// Operator rating tiers, best first. Numbers equal cfx.config.v1.RatingTier.
-enum class RatingTier : uint8_t {
-  kNone = 0,
-  kPlatinum = 1,
-  kGold = 2,
-  kSilver = 3,
-  kBronze = 4,
-  kUnderperform = 5,
-};
+// Operator rating tiers, best first: the registry's (reference_payload.h).
+// Numbers equal cfx.config.v1.RatingTier and cfx.wire.v1.RatingTier.
+using RatingTier = exchange::Tier;
 
 // A protobuf order-entry credential: `id` is sent in the Logon, `secret` is
 // the HMAC key. Never log the secret.
@@ -108,6 +103,22 @@ struct InstrumentInfo {
   int64_t contract_gpu_hours = 0;
   std::string maturity;          // "YYYY-MM"
   std::string last_trading_day;  // "YYYY-MM-DD": last Mon-Fri of the month
+  std::string delivery_date;     // spot: "YYYY-MM-DD", the UTC delivery day
+  // Spot slots: the grade's index; the symbol and delivery date are those of
+  // the slot's current listing (InstrumentTable), empty in the config.
+  uint32_t grade_index = 0;
+  bool spot_slot = false;
+};
+
+// Spot listing (DESIGN.md §2; config.proto Spot).
+struct SpotConfig {
+  uint32_t listing_days = 7;
+  // Seconds after 00:00 UTC of the delivery day until which a delivery
+  // failure may be reported. Default: 12:00.
+  int64_t failure_deadline_seconds = 12 * 3600;
+  // Per grade, in grade order: the id of its first spot slot; the grade's
+  // slots are first .. first + listing_days.
+  std::vector<exchange::InstrumentId> first_slot;
 };
 
 struct NetworkConfig {
@@ -153,6 +164,7 @@ struct ServerConfig {
   NetworkConfig network;
   ClockConfig clock;
   SessionPolicy session;
+  SpotConfig spot;
   // Journal snapshot every N commands.
   uint64_t snapshot_every = 1'000'000;
 

@@ -16,8 +16,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "exchange/text_format.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/password.h"
 #include "gateway/config/server_config.h"
 #include "gateway/config/token_bucket.h"
@@ -393,7 +395,11 @@ struct FixGateway::Connection {
 // ------------------------------------------------------------------ setup
 
 FixGateway::FixGateway(asio::io_context& io, const FixGatewayDeps& deps)
-    : io_(io), deps_(deps), config_(*deps.config), acceptor_(io) {}
+    : io_(io),
+      deps_(deps),
+      config_(*deps.config),
+      instruments_(*deps.instruments),
+      acceptor_(io) {}
 
 FixGateway::~FixGateway() {
   if (clordid_fd_ >= 0) ::close(clordid_fd_);
@@ -868,7 +874,7 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
     return RejectNew(s, m, 15,
                      "Account(1) " + *a + " is not this session's account");
   }
-  const InstrumentInfo* info = config_.FindInstrument(Get(m, 55));
+  const InstrumentInfo* info = instruments_.Find(Get(m, 55));
   if (info == nullptr) {
     return RejectNew(s, m, 1, "unknown Symbol(55) " + Get(m, 55));
   }
@@ -1021,7 +1027,7 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
     return RejectCancel(s, m, replace, o, 1,
                         "UNKNOWN_ORDER: the order is already done");
   }
-  const InstrumentInfo* info = config_.instrument(o->instrument);
+  const InstrumentInfo* info = instruments_.Get(o->instrument);
   if (info == nullptr || Get(m, 55) != info->symbol) {
     return RejectCancel(s, m, replace, o, 99,
                         "Symbol(55) " + Get(m, 55) + " is not the order's");
@@ -1112,7 +1118,7 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
                             "Symbol(55) is required with "
                             "MassCancelRequestType 1");
     }
-    const InstrumentInfo* info = config_.FindInstrument(*sym);
+    const InstrumentInfo* info = instruments_.Find(*sym);
     if (info == nullptr) return refuse(1, "unknown Symbol(55) " + *sym);
     instrument = info->id;
   } else if (type != "7") {
@@ -1266,7 +1272,7 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     for (const auto& entry : g->entries) {
       const std::string* sym = FindIn(entry, 55);
       const InstrumentInfo* info =
-          sym == nullptr ? nullptr : config_.FindInstrument(*sym);
+          sym == nullptr ? nullptr : instruments_.Find(*sym);
       if (info == nullptr) {
         return MarketDataReject(s, req_id, 0,
                                 "unknown Symbol(55) " + (sym ? *sym : ""));
@@ -1343,7 +1349,8 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
   const std::string& type = Get(m, 559);
   std::vector<const InstrumentInfo*> list;
   if (type == "4") {
-    for (const InstrumentInfo& i : config_.instruments) list.push_back(&i);
+    instruments_.ForEach(
+        [&list](const InstrumentInfo& i) { list.push_back(&i); });
   } else if (type == "0") {
     const std::string* sym = m.Find(55);
     if (sym == nullptr) {
@@ -1351,7 +1358,7 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
                             "Symbol(55) is required with "
                             "SecurityListRequestType 0");
     }
-    if (const InstrumentInfo* i = config_.FindInstrument(*sym)) {
+    if (const InstrumentInfo* i = instruments_.Find(*sym)) {
       list.push_back(i);
     }
   } else {
@@ -1380,8 +1387,9 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
     if (future && i->maturity.size() == 7) {
       e.push_back({200, i->maturity.substr(0, 4) + i->maturity.substr(5, 2)});
     }
-    if (i->last_trading_day.size() == 10) {
-      const std::string& d = i->last_trading_day;
+    // MaturityDate: a future's last trading day, a spot's delivery day.
+    const std::string& d = future ? i->last_trading_day : i->delivery_date;
+    if (d.size() == 10) {
       e.push_back({541, d.substr(0, 4) + d.substr(5, 2) + d.substr(8, 2)});
     }
     e.push_back({15, "USD"});
@@ -1404,7 +1412,7 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   const std::string& req_id = Get(m, 324);
   const std::string& type = Get(m, 263);
-  const InstrumentInfo* info = config_.FindInstrument(Get(m, 55));
+  const InstrumentInfo* info = instruments_.Find(Get(m, 55));
   if (type == "2") {
     ss.status.erase(
         std::remove_if(ss.status.begin(), ss.status.end(),
@@ -1482,7 +1490,7 @@ Message FixGateway::ExecReport(const Order& o, char exec_type, const Event& e) {
   r.Add(150, std::string(1, exec_type));
   r.Add(39, std::string(1, o.status));
   if (const AccountInfo* a = config_.account(o.account)) r.Add(1, a->name);
-  if (const InstrumentInfo* i = config_.instrument(o.instrument)) {
+  if (const InstrumentInfo* i = instruments_.Get(o.instrument)) {
     r.Add(55, i->symbol);
   }
   r.Add(54, std::string(1, SideChar(o.side)));
@@ -1509,6 +1517,39 @@ void FixGateway::SendToAccount(AccountId account, const Message& m) {
   if (account.value >= by_account_.size()) return;
   for (int s : by_account_[account.value]) {
     if (sessions_[static_cast<std::size_t>(s)]->active) Send(s, m);
+  }
+}
+
+void FixGateway::SendDropCopy(const Order& o, const Message& r) {
+  if (!drop_copy_active_) return;
+  const AccountInfo* a = config_.account(o.account);
+  if (a == nullptr) return;
+  auto cm = by_clearing_member_.find(a->clearing_member);
+  if (cm == by_clearing_member_.end()) return;
+  Message copy = r;
+  copy.Add(797, "Y");
+  for (int s : cm->second) {
+    if (sessions_[static_cast<std::size_t>(s)]->active) Send(s, copy);
+  }
+}
+
+void FixGateway::TradeBust(const Event& e) {
+  auto it = spot_fills_.find(e.trade_id.value);
+  if (it == spot_fills_.end()) return;
+  const SpotFill f = it->second;
+  spot_fills_.erase(it);
+  if (!live_) return;
+  const std::string text =
+      std::string("trade busted: delivery failure reported by the ") +
+      (e.side == exchange::Side::kBuy ? "buyer" : "seller");
+  for (const Order* o : {&f.buy, &f.sell}) {
+    Message r = ExecReport(*o, 'H', e);
+    r.Add(32, Str(f.quantity.lots));
+    r.Add(31, exchange::FormatPrice(f.price));
+    r.Add(880, Str(e.trade_id.value));
+    r.Add(58, text);
+    if (Watched(o->account)) SendToAccount(o->account, r);
+    SendDropCopy(*o, r);
   }
 }
 
@@ -1620,8 +1661,19 @@ void FixGateway::OnEvent(const Event& e) {
       }
       DropCopy(e, false);
       DropCopy(e, true);
+      if (a != nullptr && c != nullptr) {
+        const InstrumentInfo* info = instruments_.Get(e.instrument);
+        if (info != nullptr && info->spot_slot) {
+          const bool a_buys = e.side == exchange::Side::kBuy;
+          spot_fills_[e.trade_id.value] =
+              SpotFill{a_buys ? *a : *c, a_buys ? *c : *a, e.price, e.quantity};
+        }
+      }
       break;
     }
+    case EventType::kTradeBusted:
+      TradeBust(e);
+      break;
     case EventType::kCancelAccepted:
     case EventType::kOrderCancelled: {
       Order* o = find(e.order_id);
@@ -1696,7 +1748,13 @@ void FixGateway::OnEvent(const Event& e) {
       break;
     }
     case EventType::kRejected: {
-      const std::string reason(exchange::RejectCodeName(e.reject_code()));
+      std::string reason(exchange::RejectCodeName(e.reject_code()));
+      // Name the requirement a spot sell misses (docs/matching.md).
+      if (e.reject_code() == exchange::RejectCode::kGradeNotEligible) {
+        reason += ": ";
+        reason += exchange::EligibilityName(
+            static_cast<exchange::Eligibility>(e.count));
+      }
       if (e.command == CommandType::kNewOrder) {
         auto p = take(e.account, e.client_order_id, 'D');
         release(e.account, e.client_order_id);
@@ -1712,7 +1770,7 @@ void FixGateway::OnEvent(const Event& e) {
         r.Add(39, "8");
         if (const AccountInfo* a = config_.account(e.account))
           r.Add(1, a->name);
-        if (const InstrumentInfo* i = config_.instrument(e.instrument)) {
+        if (const InstrumentInfo* i = instruments_.Get(e.instrument)) {
           r.Add(55, i->symbol);
         }
         if (e.side != Side::kNone) r.Add(54, std::string(1, SideChar(e.side)));
@@ -1765,9 +1823,26 @@ void FixGateway::OnEvent(const Event& e) {
       }
       break;
     }
+    case EventType::kInstrumentListed:
+      // Its previous listing's trades can no longer be busted.
+      std::erase_if(spot_fills_, [&e](const auto& kv) {
+        return kv.second.buy.instrument == e.instrument;
+      });
+      // A spot slot listed again is a new instrument: subscriptions to its
+      // previous listing end (they named the old symbol).
+      for (const auto& s : sessions_) {
+        std::erase_if(s->md, [&](const SessionState::Subscription& x) {
+          return x.instrument == e.instrument.value;
+        });
+        std::erase_if(s->status,
+                      [&](const SessionState::StatusSubscription& x) {
+                        return x.instrument == e.instrument.value;
+                      });
+      }
+      break;
     case EventType::kInstrumentStateChanged: {
       if (!live_) break;
-      const InstrumentInfo* info = config_.instrument(e.instrument);
+      const InstrumentInfo* info = instruments_.Get(e.instrument);
       if (info == nullptr) break;
       for (const auto& s : sessions_) {
         if (!s->logged_on) continue;
@@ -1811,7 +1886,7 @@ void FixGateway::OnEvent(const Event& e) {
 
 void FixGateway::MarketData(const Event& e) {
   if (e.type != EventType::kBookLevel && e.type != EventType::kTrade) return;
-  const InstrumentInfo* info = config_.instrument(e.instrument);
+  const InstrumentInfo* info = instruments_.Get(e.instrument);
   if (info == nullptr) return;
   bool wanted = false;
   for (const auto& s : sessions_) {

@@ -20,6 +20,7 @@
 namespace cfx::gateway {
 struct ServerConfig;
 struct UserConfig;
+class InstrumentTable;
 class MarketDataStore;
 class Metrics;
 }  // namespace cfx::gateway
@@ -31,6 +32,9 @@ __extension__ using Int128 = __int128;
 
 struct FixGatewayDeps {
   const ServerConfig* config = nullptr;
+  // The gateway thread's instruments as listed now (spot listings), fed
+  // each event before OnEvent(). Must outlive the gateway.
+  const InstrumentTable* instruments = nullptr;
   // The gateway thread's producer ring into the sequencer (shared with the
   // protobuf gateway: both run on the gateway thread).
   exchange::SpscRing<exchange::Command>* ring = nullptr;
@@ -150,6 +154,10 @@ class FixGateway final : private Handler {
   bool Watched(exchange::AccountId account) const;
   void SendToAccount(exchange::AccountId account, const Message& m);
   void DropCopy(const exchange::Event& e, bool counter);
+  // A busted spot trade (DESIGN.md §2): ExecType=H to both sides and to
+  // their clearing members' drop copy.
+  void TradeBust(const exchange::Event& e);
+  void SendDropCopy(const Order& o, const Message& r);
   Message ExecReport(const Order& o, char exec_type, const exchange::Event& e);
   void FlushMarketData();
 
@@ -169,6 +177,7 @@ class FixGateway final : private Handler {
   asio::io_context& io_;
   FixGatewayDeps deps_;
   const ServerConfig& config_;
+  const InstrumentTable& instruments_;
   std::unique_ptr<Engine> engine_;
   asio::ip::tcp::acceptor acceptor_;
   uint16_t port_ = 0;
@@ -184,6 +193,16 @@ class FixGateway final : private Handler {
   std::unordered_map<std::string, std::vector<int>> by_clearing_member_;
 
   std::unordered_map<uint64_t, Order> orders_;
+  // The orders on both sides of each spot trade, as they stood at the
+  // trade, until a bust or until the instrument's slot is listed again (the
+  // order view forgets finished orders at each session end).
+  struct SpotFill {
+    Order buy;
+    Order sell;
+    exchange::Price price;
+    exchange::Quantity quantity;
+  };
+  std::unordered_map<uint64_t, SpotFill> spot_fills_;  // by trade id
   // A clearing member's session is active: fills are drop-copied.
   bool drop_copy_active_ = false;
   // Consecutive client order ids of one account land in consecutive

@@ -136,27 +136,38 @@ std::string ParseQuery(std::string_view query, NumberParam* params,
 
 }  // namespace
 
-HttpApi::HttpApi(const ServerConfig& config, const MarketDataStore& md,
-                 Metrics& metrics, std::function<HealthInfo()> health)
-    : config_(config), md_(md), metrics_(metrics), health_(std::move(health)) {
-  rows_.reserve(config.instruments.size());
-  for (const auto& info : config.instruments) {
-    Row row{&info, exchange::InstrumentConfig{}};
-    row.engine.id = info.id;
+HttpApi::HttpApi(const ServerConfig& config, const InstrumentTable& instruments,
+                 const MarketDataStore& md, Metrics& metrics,
+                 std::function<HealthInfo()> health)
+    : instruments_(instruments),
+      md_(md),
+      metrics_(metrics),
+      health_(std::move(health)) {
+  engine_.resize(config.instruments.size());
+  for (std::size_t i = 0; i < engine_.size(); ++i) {
+    engine_[i].id = config.instruments[i].id;
     for (const auto& ic : config.engine.instruments) {
-      if (ic.id == info.id) row.engine = ic;
+      if (ic.id == engine_[i].id) engine_[i] = ic;
     }
-    rows_.push_back(row);
   }
 }
 
-const HttpApi::Row* HttpApi::FindRow(std::string_view symbol) const {
-  const InstrumentInfo* info = config_.FindInstrument(symbol);
-  if (info == nullptr) return nullptr;
-  for (const auto& row : rows_) {
-    if (row.info == info) return &row;
+HttpApi::Row HttpApi::RowOf(const InstrumentInfo& info) const {
+  const std::size_t i = info.id.value - 1;
+  Row row{&info, exchange::InstrumentConfig{}};
+  if (i < engine_.size()) {
+    row.engine = engine_[i];
+  } else {
+    row.engine.id = info.id;
   }
-  return nullptr;
+  return row;
+}
+
+bool HttpApi::FindRow(std::string_view symbol, Row* row) const {
+  const InstrumentInfo* info = instruments_.Find(symbol);
+  if (info == nullptr) return false;
+  *row = RowOf(*info);
+  return true;
 }
 
 HttpReply HttpApi::Handle(std::string_view method,
@@ -213,11 +224,10 @@ HttpReply HttpApi::Handle(std::string_view method,
     return Error(400, error, endpoint);
   }
 
-  const Row* row = nullptr;
+  Row row{nullptr, exchange::InstrumentConfig{}};
   if (endpoint == Endpoint::kBook || endpoint == Endpoint::kTrades) {
     if (!IsValidSymbol(symbol)) return Error(400, "invalid symbol", endpoint);
-    row = FindRow(symbol);
-    if (row == nullptr) {
+    if (!FindRow(symbol, &row)) {
       return Error(404, "unknown symbol \"" + std::string(symbol) + "\"",
                    endpoint);
     }
@@ -227,9 +237,9 @@ HttpReply HttpApi::Handle(std::string_view method,
     case Endpoint::kInstruments:
       return Instruments();
     case Endpoint::kBook:
-      return Book(*row, params[0].value);
+      return Book(row, params[0].value);
     case Endpoint::kTrades:
-      return Trades(*row, params[0].value);
+      return Trades(row, params[0].value);
     case Endpoint::kHealthz:
       return Health();
     case Endpoint::kMetrics:
@@ -246,15 +256,16 @@ HttpReply HttpApi::Instruments() const {
   std::vector<BookLevel> best;
   w.BeginObject().Key("seq").Uint(md_.last_seq().value);
   w.Key("instruments").BeginArray();
-  for (const auto& row : rows_) {
-    const InstrumentInfo& info = *row.info;
+  instruments_.ForEach([&](const InstrumentInfo& info) {
+    const Row row = RowOf(info);
+    const bool spot = info.kind == exchange::InstrumentKind::kSpot;
     w.BeginObject();
     w.Key("symbol").String(info.symbol);
     w.Key("kind").String(KindName(info.kind));
     w.Key("grade").String(info.grade);
     w.Key("root").String(info.root);
     w.Key("contract_gpu_hours").Int(info.contract_gpu_hours);
-    w.Key("maturity").String(info.maturity);
+    w.Key("maturity").String(spot ? info.delivery_date : info.maturity);
     w.Key("last_trading_day").String(info.last_trading_day);
     w.Key("tick").Price(row.engine.tick);
     w.Key("min_quantity").Int(row.engine.min_quantity.lots);
@@ -280,7 +291,7 @@ HttpReply HttpApi::Instruments() const {
     }
     w.Key("volume").Int(md_.volume(info.id).lots);
     w.EndObject();
-  }
+  });
   w.EndArray().EndObject();
   return Json(200, w.Take(), Metrics::Endpoint::kInstruments);
 }

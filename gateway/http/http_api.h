@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "exchange/core/engine_config.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
@@ -48,13 +49,19 @@ inline constexpr std::string_view kMetricsContentType =
 // unknown path 404, a malformed target or query 400. Error bodies are
 // {"error":"..."}; an error never echoes input that failed validation.
 //
-// Thread: the gateway thread (reads `md`). Memory: allocates per reply.
+// Instruments are named as `instruments` lists them now: futures, and spot
+// node-days once listed (an expired listing until its slot is listed again).
+//
+// Thread: the gateway thread (reads `instruments` and `md`). Memory:
+// allocates per reply.
 class HttpApi {
  public:
-  // `config`, `md` and `metrics` must remain live while the API is used.
-  // An empty `health` reports ok with zero seqs.
-  HttpApi(const ServerConfig& config, const MarketDataStore& md,
-          Metrics& metrics, std::function<HealthInfo()> health);
+  // `config` is only read here; `instruments`, `md` and `metrics` must
+  // remain live while the API is used. An empty `health` reports ok with
+  // zero seqs.
+  HttpApi(const ServerConfig& config, const InstrumentTable& instruments,
+          const MarketDataStore& md, Metrics& metrics,
+          std::function<HealthInfo()> health);
 
   HttpReply Handle(std::string_view method, std::string_view target) const;
 
@@ -64,17 +71,21 @@ class HttpApi {
     exchange::InstrumentConfig engine;  // defaults if the engine lacks it
   };
 
-  const Row* FindRow(std::string_view symbol) const;
+  // false if no instrument trades under `symbol`.
+  bool FindRow(std::string_view symbol, Row* row) const;
   HttpReply Instruments() const;
   HttpReply Book(const Row& row, std::size_t depth) const;
   HttpReply Trades(const Row& row, std::size_t limit) const;
   HttpReply Health() const;
 
-  const ServerConfig& config_;
+  // The engine's view of `info`, defaults if the engine lacks it.
+  Row RowOf(const InstrumentInfo& info) const;
+
+  const InstrumentTable& instruments_;
   const MarketDataStore& md_;
   Metrics& metrics_;
   std::function<HealthInfo()> health_;
-  std::vector<Row> rows_;  // in config order
+  std::vector<exchange::InstrumentConfig> engine_;  // [id - 1]
 };
 
 }  // namespace cfx::gateway

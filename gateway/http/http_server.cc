@@ -42,12 +42,12 @@ class HttpSession;
 // the HttpServer is gone finds `stopped` set and touches nothing else.
 struct HttpServerState {
   HttpServerState(asio::io_context& io, const ServerConfig& config,
-                  const MarketDataStore& md, Metrics& metrics_in,
-                  std::function<HealthInfo()> health,
+                  const InstrumentTable& instruments, const MarketDataStore& md,
+                  Metrics& metrics_in, std::function<HealthInfo()> health,
                   const HttpServerOptions& options_in)
       : acceptor(io),
         retry_timer(io),
-        api(config, md, metrics_in, std::move(health)),
+        api(config, instruments, md, metrics_in, std::move(health)),
         metrics(metrics_in),
         options(options_in) {}
 
@@ -243,11 +243,12 @@ void DoAccept(const std::shared_ptr<HttpServerState>& state) {
 }  // namespace internal
 
 HttpServer::HttpServer(asio::io_context& io, const ServerConfig& config,
+                       const InstrumentTable& instruments,
                        const MarketDataStore& md, Metrics& metrics,
                        std::function<HealthInfo()> health,
                        const HttpServerOptions& options)
     : state_(std::make_shared<internal::HttpServerState>(
-          io, config, md, metrics, std::move(health), options)) {}
+          io, config, instruments, md, metrics, std::move(health), options)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 

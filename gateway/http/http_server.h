@@ -9,6 +9,7 @@
 
 #include "exchange/core/status.h"
 #include "gateway/asio.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/http/http_api.h"
 #include "gateway/http/metrics.h"
@@ -40,14 +41,15 @@ struct HttpServerState;
 // is closed; nothing a client sends can throw or crash the server.
 //
 // Thread: every method, and every handler, runs on the thread that runs
-// `io` (the gateway thread); no locks. `io`, `config`, `md` and `metrics`
-// must outlive the server; `health` is called on each /healthz request.
+// `io` (the gateway thread); no locks. `io`, `config`, `instruments`, `md`
+// and `metrics` must outlive the server; `health` is called on each /healthz
+// request.
 // Memory: per connection, a read buffer (at most 64 KiB) and one response.
 class HttpServer {
  public:
   HttpServer(asio::io_context& io, const ServerConfig& config,
-             const MarketDataStore& md, Metrics& metrics,
-             std::function<HealthInfo()> health,
+             const InstrumentTable& instruments, const MarketDataStore& md,
+             Metrics& metrics, std::function<HealthInfo()> health,
              const HttpServerOptions& options = {});
   // Stop()s.
   ~HttpServer();

@@ -45,6 +45,18 @@ constexpr MessageType kMessageTypes[] = {
     {43, "grade_list"},
     {50, "clock_request"},
     {51, "clock_report"},
+    {60, "rating_set"},
+    {61, "rating_revoke"},
+    {62, "rating_query"},
+    {63, "attester_key_register"},
+    {64, "attester_key_revoke"},
+    {65, "attestation_submit"},
+    {66, "attestation_list_request"},
+    {67, "reference_ack"},
+    {68, "rating_report"},
+    {69, "attestation_list"},
+    {80, "spot_failure_report"},
+    {81, "trade_bust"},
 };
 
 // cfx.wire.v1.SessionRejectReason, by value, lower-case without prefix.

@@ -114,13 +114,27 @@ void MarketDataStore::OnEvent(const exchange::Event& e) {
       if (book != nullptr) book->reference_price = e.price;
       return;
     }
+    case EventType::kInstrumentListed: {
+      // A spot slot starts a new instrument: nothing of the previous
+      // listing remains.
+      Book* book = Find(e.instrument);
+      if (book == nullptr) return;
+      book->state = e.state;
+      book->reference_price = e.price;
+      book->last_price = Price{};
+      book->volume = Quantity{};
+      book->bids.clear();
+      book->asks.clear();
+      book->trades.clear();
+      book->next_trade = 0;
+      return;
+    }
     default:
       return;
   }
 }
 
-bool MarketDataStore::HasLevel(InstrumentId id, Side side,
-                               Price price) const {
+bool MarketDataStore::HasLevel(InstrumentId id, Side side, Price price) const {
   const Book* b = Find(id);
   if (b == nullptr) return false;
   return side == Side::kBuy ? b->bids.count(price.units) != 0

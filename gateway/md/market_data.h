@@ -50,9 +50,11 @@ class MarketDataStore {
   MarketDataStore(const MarketDataStore&) = delete;
   MarketDataStore& operator=(const MarketDataStore&) = delete;
 
-  // Applies one durable event: kBookLevel, kTrade, kInstrumentStateChanged
-  // and kReferencePriceSet change the store; every other type only advances
-  // last_seq(). REQUIRES: events arrive in seq order.
+  // Applies one durable event: kBookLevel, kTrade, kInstrumentStateChanged,
+  // kReferencePriceSet and kInstrumentListed (a spot slot's new listing:
+  // its book, trades, last price and volume start afresh) change the store;
+  // every other type only advances last_seq(). REQUIRES: events arrive in
+  // seq order.
   void OnEvent(const exchange::Event& e);
 
   // Replaces `*out` with the levels of one side, best first (bids highest

@@ -7,6 +7,7 @@
 
 #include "exchange/event_replay.h"
 #include "exchange/journal.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/config/token_bucket.h"
 #include "gateway/http/metrics.h"
@@ -118,11 +119,17 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
     : io_(io),
       deps_(deps),
       config_(*deps.config),
+      instruments_(*deps.instruments),
       acceptor_(io),
       by_account_(deps.config->engine.limits.max_accounts + 1),
       depth_subscribers_(deps.config->instruments.size() + 1),
       trade_subscribers_(deps.config->instruments.size() + 1),
-      builder_(*deps.config) {}
+      builder_(*deps.config),
+      desk_(*deps.config, deps.payload_arena) {
+  if (deps.recovered_registry != nullptr) {
+    desk_.Seed(*deps.recovered_registry).ok();
+  }
+}
 
 Gateway::~Gateway() { Stop(); }
 
@@ -368,6 +375,10 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kInstrumentList:
     case w::Envelope::kGradeList:
     case w::Envelope::kClockReport:
+    case w::Envelope::kReferenceAck:
+    case w::Envelope::kRatingReport:
+    case w::Envelope::kAttestationList:
+    case w::Envelope::kTradeBust:
       Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
              w::Envelope::descriptor()
                  ->FindFieldByNumber(static_cast<int>(body))
@@ -420,6 +431,16 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
       break;
     case w::Envelope::kClockRequest:
       OnClock(s, in_.clock_request());
+      break;
+    case w::Envelope::kRatingSet:
+    case w::Envelope::kRatingRevoke:
+    case w::Envelope::kRatingQuery:
+    case w::Envelope::kAttesterKeyRegister:
+    case w::Envelope::kAttesterKeyRevoke:
+    case w::Envelope::kAttestationSubmit:
+    case w::Envelope::kAttestationListRequest:
+    case w::Envelope::kSpotFailureReport:
+      OnReference(s, in_);
       break;
     default:
       Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE, type(), nullptr,
@@ -575,7 +596,7 @@ void Gateway::OnNewOrder(Session& s, const w::NewOrder& m) {
   }
   const InstrumentInfo* info = m.symbol().size() > kMaxSymbolLength
                                    ? nullptr
-                                   : config_.FindInstrument(m.symbol());
+                                   : instruments_.Find(m.symbol());
   if (info == nullptr) {
     Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_SYMBOL, "new_order", "symbol",
            "unknown symbol", id);
@@ -746,7 +767,7 @@ void Gateway::OnMassCancel(Session& s, const w::MassCancel& m) {
   if (!m.symbol().empty()) {
     const InstrumentInfo* info = m.symbol().size() > kMaxSymbolLength
                                      ? nullptr
-                                     : config_.FindInstrument(m.symbol());
+                                     : instruments_.Find(m.symbol());
     if (info == nullptr) {
       Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_SYMBOL, "mass_cancel",
              "symbol", "unknown symbol", id);
@@ -775,7 +796,7 @@ void Gateway::OnOrderStatus(Session& s, const w::OrderStatusRequest& m) {
   }
   const exchange::OrderId id{m.order_id()};
   out_.Clear();
-  BuildOrderStatus(config_, builder_.orders().Find(id), s.account, id,
+  BuildOrderStatus(instruments_, builder_.orders().Find(id), s.account, id,
                    out_.mutable_execution_report());
   Send(s, out_);
 }
@@ -802,7 +823,7 @@ void Gateway::OnSubscribe(Session& s, const w::MarketDataSubscribe& m) {
   }
   const InstrumentInfo* info = m.symbol().size() > kMaxSymbolLength
                                    ? nullptr
-                                   : config_.FindInstrument(m.symbol());
+                                   : instruments_.Find(m.symbol());
   if (info == nullptr) {
     Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_SYMBOL, "market_data_subscribe",
            "symbol", "unknown symbol");
@@ -878,7 +899,7 @@ void Gateway::OnUnsubscribe(Session& s, const w::MarketDataUnsubscribe& m) {
   const InstrumentInfo* info =
       m.symbol().empty() || m.symbol().size() > kMaxSymbolLength
           ? nullptr
-          : config_.FindInstrument(m.symbol());
+          : instruments_.Find(m.symbol());
   if (info == nullptr) {
     Reject(s,
            m.symbol().empty() ? w::SESSION_REJECT_REASON_MISSING_FIELD
@@ -909,9 +930,10 @@ void Gateway::OnInstrumentList(Session& s) {
   out_.Clear();
   w::InstrumentList* list = out_.mutable_instrument_list();
   const MarketDataStore& md = *deps_.market_data;
-  for (const InstrumentInfo& info : config_.instruments) {
+  instruments_.ForEach([&](const InstrumentInfo& info) {
     const exchange::InstrumentConfig& ic =
         config_.engine.instruments[info.id.value - 1];
+    const bool spot = info.kind == exchange::InstrumentKind::kSpot;
     w::Instrument* x = list->add_instruments();
     x->set_symbol(info.symbol);
     x->set_kind(static_cast<w::InstrumentKind>(info.kind));
@@ -922,10 +944,10 @@ void Gateway::OnInstrumentList(Session& s) {
     x->set_max_quantity(ic.max_quantity.lots);
     x->set_reference_price(md.reference_price(info.id).units);
     x->set_state(WireState(md.state(info.id)));
-    x->set_maturity(info.maturity);
+    x->set_maturity(spot ? info.delivery_date : info.maturity);
     x->set_last_trading_day(info.last_trading_day);
     x->set_price_band_bps(ic.band_bps);
-  }
+  });
   Send(s, out_);
 }
 
@@ -948,6 +970,116 @@ void Gateway::OnGradeList(Session& s) {
     x->set_initial_reference_price(g.initial_reference.units);
   }
   Send(s, out_);
+}
+
+void Gateway::OnReference(Session& s, const w::Envelope& m) {
+  const exchange::Timestamp now = deps_.clock->Now();
+  ReferenceDesk::Request r;
+  switch (m.body_case()) {
+    case w::Envelope::kRatingQuery: {
+      w::RatingReport report = desk_.Ratings(*s.user, m.rating_query(), now);
+      out_.Clear();
+      *out_.mutable_rating_report() = std::move(report);
+      Send(s, out_);
+      return;
+    }
+    case w::Envelope::kAttestationListRequest: {
+      w::AttestationList list = desk_.Attestations(
+          *s.user, m.attestation_list_request().request_id(), now);
+      out_.Clear();
+      *out_.mutable_attestation_list() = std::move(list);
+      Send(s, out_);
+      return;
+    }
+    case w::Envelope::kRatingSet:
+      r = desk_.RatingSet(*s.user, m.rating_set(), now);
+      break;
+    case w::Envelope::kRatingRevoke:
+      r = desk_.RatingRevoke(*s.user, m.rating_revoke());
+      break;
+    case w::Envelope::kAttesterKeyRegister:
+      r = desk_.KeyRegister(*s.user, m.attester_key_register());
+      break;
+    case w::Envelope::kAttesterKeyRevoke:
+      r = desk_.KeyRevoke(*s.user, m.attester_key_revoke());
+      break;
+    case w::Envelope::kAttestationSubmit:
+      r = desk_.AttestationSubmit(*s.user, m.attestation_submit());
+      break;
+    case w::Envelope::kSpotFailureReport:
+      r = desk_.SpotFailure(*s.user, m.spot_failure_report());
+      break;
+    default:
+      return;
+  }
+  if (r.submit && !deps_.ring->TryPush(r.cmd)) {
+    const uint64_t request_id = r.ack.request_id();
+    desk_.Abandon(r);
+    r = ReferenceDesk::Request{};
+    r.ack.set_request_id(request_id);
+    r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
+    r.ack.set_text("the exchange is busy; nothing was accepted, try again");
+  }
+  if (!r.submit) {
+    if (deps_.metrics != nullptr) deps_.metrics->OrderRejected();
+    out_.Clear();
+    *out_.mutable_reference_ack() = r.ack;
+    Send(s, out_);
+    return;
+  }
+  ++commands_submitted_;
+  desk_.Submitted(r, s.id);
+}
+
+void Gateway::OnReferenceEvent(const exchange::Event& e) {
+  uint64_t session_id = 0;
+  w::ReferenceAck ack;
+  if (desk_.OnEvent(e, &session_id, &ack)) {
+    auto it = sessions_.find(session_id);
+    if (it != sessions_.end() && it->second->state == Session::State::kActive) {
+      out_.Clear();
+      *out_.mutable_reference_ack() = std::move(ack);
+      Send(*it->second, out_);
+    }
+  }
+  if (e.type == exchange::EventType::kTradeBusted) SendTradeBust(e);
+}
+
+// Both sides' sessions and their clearing members' sessions learn of a
+// bust; each sees only its own side's account.
+void Gateway::SendTradeBust(const exchange::Event& e) {
+  const AccountInfo* buyer = config_.account(e.account);
+  const AccountInfo* seller = config_.account(e.counter_account);
+  const InstrumentInfo* info = instruments_.Get(e.instrument);
+  for (auto& [id, sp] : sessions_) {
+    Session& s = *sp;
+    if (s.state != Session::State::kActive || s.user == nullptr) continue;
+    const UserConfig& u = *s.user;
+    const bool cm = u.role == Role::kClearingMember;
+    const bool is_buyer =
+        buyer != nullptr && (cm ? buyer->clearing_member == u.clearing_member
+                                : u.account == buyer->id);
+    const bool is_seller =
+        seller != nullptr && (cm ? seller->clearing_member == u.clearing_member
+                                 : u.account == seller->id);
+    if (!is_buyer && !is_seller) continue;
+    out_.Clear();
+    w::TradeBust* b = out_.mutable_trade_bust();
+    b->set_trade_id(e.trade_id.value);
+    if (info != nullptr) {
+      b->set_symbol(info->symbol);
+      b->set_delivery_date(info->delivery_date);
+    }
+    b->set_price(e.price.units);
+    b->set_quantity(e.quantity.lots);
+    if (is_buyer) b->set_buyer_account(buyer->name);
+    if (is_seller) b->set_seller_account(seller->name);
+    b->set_reported_by(e.side == exchange::Side::kBuy ? w::SIDE_BUY
+                                                      : w::SIDE_SELL);
+    b->set_seq(e.seq.value);
+    b->set_time_ns(e.ts.nanos);
+    Send(s, out_);
+  }
 }
 
 void Gateway::OnClock(Session& s, const w::ClockRequest& m) {
@@ -999,6 +1131,7 @@ void Gateway::OnClock(Session& s, const w::ClockRequest& m) {
 
 void Gateway::OnEvent(const exchange::Event& e) {
   last_event_seq_ = e.seq.value;
+  OnReferenceEvent(e);
   builder_.OnEvent(e, [this](AccountId account, const w::Envelope& env) {
     auto& sessions = by_account_[account.value];
     const bool ack =
@@ -1034,23 +1167,32 @@ void Gateway::OnEvent(const exchange::Event& e) {
 
   // Public market data.
   const uint32_t id = e.instrument.value;
-  if (e.type == exchange::EventType::kBookLevel &&
-      id < depth_subscribers_.size() && !depth_subscribers_[id].empty()) {
-    out_.Clear();
+  if (e.type == exchange::EventType::kInstrumentListed) {
+    EndSubscriptions(id);
+    return;
+  }
+  const bool depth = e.type == exchange::EventType::kBookLevel &&
+                     id < depth_subscribers_.size() &&
+                     !depth_subscribers_[id].empty();
+  const bool trade = e.type == exchange::EventType::kTrade &&
+                     id < trade_subscribers_.size() &&
+                     !trade_subscribers_[id].empty();
+  if (!depth && !trade) return;
+  const InstrumentInfo* info = instruments_.Get(e.instrument);
+  if (info == nullptr) return;
+  out_.Clear();
+  if (depth) {
     w::BookUpdate* u = out_.mutable_book_update();
-    u->set_symbol(config_.instruments[id - 1].symbol);
+    u->set_symbol(info->symbol);
     u->set_seq(e.seq.value);
     u->set_side(WireSide(e.side));
     u->set_price(e.price.units);
     u->set_quantity(e.quantity.lots);
     u->set_order_count(e.count);
     for (Session* s : depth_subscribers_[id]) Send(*s, out_);
-  } else if (e.type == exchange::EventType::kTrade &&
-             id < trade_subscribers_.size() &&
-             !trade_subscribers_[id].empty()) {
-    out_.Clear();
+  } else {
     w::TradePrint* p = out_.mutable_trade_print();
-    p->set_symbol(config_.instruments[id - 1].symbol);
+    p->set_symbol(info->symbol);
     p->set_seq(e.seq.value);
     p->set_trade_id(e.trade_id.value);
     p->set_price(e.price.units);
@@ -1058,6 +1200,21 @@ void Gateway::OnEvent(const exchange::Event& e) {
     p->set_aggressor_side(WireSide(e.side));
     p->set_time_ns(e.ts.nanos);
     for (Session* s : trade_subscribers_[id]) Send(*s, out_);
+  }
+}
+
+// A slot listed again is a new instrument: subscriptions to its previous
+// listing end (they named the old symbol).
+void Gateway::EndSubscriptions(uint32_t id) {
+  if (id >= depth_subscribers_.size()) return;
+  for (auto* table : {&depth_subscribers_, &trade_subscribers_}) {
+    for (Session* s : (*table)[id]) {
+      s->depth.erase(std::remove(s->depth.begin(), s->depth.end(), id),
+                     s->depth.end());
+      s->trades.erase(std::remove(s->trades.begin(), s->trades.end(), id),
+                      s->trades.end());
+    }
+    (*table)[id].clear();
   }
 }
 

@@ -17,6 +17,7 @@
 #include "exchange/core/status.h"
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
+#include "gateway/pb/reference_desk.h"
 #include "gateway/pb/report_builder.h"
 
 namespace cfx::exchange {
@@ -26,6 +27,7 @@ class Journal;
 namespace cfx::gateway {
 struct ServerConfig;
 struct UserConfig;
+class InstrumentTable;
 class MarketDataStore;
 class Metrics;
 }  // namespace cfx::gateway
@@ -34,6 +36,9 @@ namespace cfx::gateway::pb {
 
 struct GatewayDeps {
   const ServerConfig* config = nullptr;
+  // The gateway thread's instruments as listed now (spot listings), fed
+  // each event before OnEvent(). Must outlive the gateway.
+  const InstrumentTable* instruments = nullptr;
   // This gateway's producer ring into the sequencer.
   exchange::SpscRing<exchange::Command>* ring = nullptr;
   // Read by retransmission workers (ReplayEvents).
@@ -46,6 +51,11 @@ struct GatewayDeps {
   exchange::SimulatedClock* simulated_clock = nullptr;
   // The last durable exchange seq, for LogonAck.
   std::function<uint64_t()> durable_seq;
+  // Payload slots for reference-data commands (Pipeline::payload_arena()).
+  exchange::PayloadArena* payload_arena = nullptr;
+  // The engine's reference-data registry as recovered, read once by the
+  // constructor before the pipeline starts; may be null (empty).
+  const exchange::Registry* recovered_registry = nullptr;
 };
 
 class Session;
@@ -107,6 +117,11 @@ class Gateway {
   void OnInstrumentList(Session& s);
   void OnGradeList(Session& s);
   void OnClock(Session& s, const wire::v1::ClockRequest& m);
+  // Ratings, attester keys, attestations, spot failure reports
+  // (reference_desk.h).
+  void OnReference(Session& s, const wire::v1::Envelope& m);
+  void OnReferenceEvent(const exchange::Event& e);
+  void SendTradeBust(const exchange::Event& e);
 
   bool Submit(Session& s, const exchange::Command& c, const char* type,
               uint64_t client_order_id);
@@ -128,11 +143,13 @@ class Gateway {
                  Session* s);
   void Unsubscribe(std::vector<std::vector<Session*>>& table, uint32_t id,
                    Session* s);
+  void EndSubscriptions(uint32_t id);
   void ReapWorkers(bool all);
 
   asio::io_context& io_;
   GatewayDeps deps_;
   const ServerConfig& config_;
+  const InstrumentTable& instruments_;
   asio::ip::tcp::acceptor acceptor_;
   uint16_t port_ = 0;
   bool stopped_ = false;
@@ -145,6 +162,7 @@ class Gateway {
   std::vector<Session*> dirty_;  // sessions with output to write
 
   ReportBuilder builder_;
+  ReferenceDesk desk_;
   uint64_t last_event_seq_ = 0;
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;

@@ -47,12 +47,12 @@ w::OrderStatus WireOrderStatus(OrderState s) {
 }
 
 ReportBuilder::ReportBuilder(const ServerConfig& config)
-    : config_(config),
+    : instruments_(config),
       last_seq_(config.engine.limits.max_accounts + 1, 0),
       next_index_(config.engine.limits.max_accounts + 1, 0) {}
 
 const std::string& ReportBuilder::Symbol(exchange::InstrumentId id) const {
-  const InstrumentInfo* info = config_.instrument(id);
+  const InstrumentInfo* info = instruments_.Get(id);
   return info == nullptr ? kNoSymbol : info->symbol;
 }
 
@@ -116,6 +116,7 @@ void ReportBuilder::Emit(exchange::AccountId account, const EmitFn& emit) {
 }
 
 void ReportBuilder::OnEvent(const Event& e, const EmitFn& emit) {
+  instruments_.OnEvent(e);
   orders_.OnEvent(e);
   seq_ = e.seq;
   switch (e.type) {
@@ -133,7 +134,13 @@ void ReportBuilder::OnEvent(const Event& e, const EmitFn& emit) {
     case EventType::kRejected: {
       if (e.account.value == 0) break;
       const auto code = static_cast<w::RejectReason>(e.reason);
-      const std::string text(exchange::RejectCodeName(e.reject_code()));
+      std::string text(exchange::RejectCodeName(e.reject_code()));
+      // Name the requirement a spot sell misses (docs/matching.md).
+      if (e.reject_code() == exchange::RejectCode::kGradeNotEligible) {
+        text += ": ";
+        text += exchange::EligibilityName(
+            static_cast<exchange::Eligibility>(e.count));
+      }
       envelope_.Clear();
       if (e.command == exchange::CommandType::kNewOrder) {
         w::ExecutionReport* r = envelope_.mutable_execution_report();
@@ -242,9 +249,9 @@ void ReportBuilder::OnEvent(const Event& e, const EmitFn& emit) {
   }
 }
 
-void BuildOrderStatus(const ServerConfig& config, const OrderRecord* order,
-                      exchange::AccountId account, exchange::OrderId id,
-                      w::ExecutionReport* out) {
+void BuildOrderStatus(const InstrumentTable& instruments,
+                      const OrderRecord* order, exchange::AccountId account,
+                      exchange::OrderId id, w::ExecutionReport* out) {
   out->Clear();
   out->set_exec_type(w::EXEC_TYPE_ORDER_STATUS);
   out->set_order_id(id.value);
@@ -257,7 +264,7 @@ void BuildOrderStatus(const ServerConfig& config, const OrderRecord* order,
   out->set_transact_time_ns(order->updated.nanos);
   out->set_order_status(WireOrderStatus(order->state));
   out->set_client_order_id(order->client_order_id.value);
-  const InstrumentInfo* info = config.instrument(order->instrument);
+  const InstrumentInfo* info = instruments.Get(order->instrument);
   if (info != nullptr) out->set_symbol(info->symbol);
   out->set_side(WireSide(order->side));
   out->set_order_type(static_cast<w::OrderType>(order->order_type));

@@ -6,11 +6,8 @@
 
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/event.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/pb/order_view.h"
-
-namespace cfx::gateway {
-struct ServerConfig;
-}  // namespace cfx::gateway
 
 namespace cfx::gateway::pb {
 
@@ -21,8 +18,12 @@ namespace cfx::gateway::pb {
 // retransmission replay run the same builder over the same events, so they
 // produce the same messages at the same positions.
 //
+// Symbols come from the builder's own InstrumentTable, fed the same events
+// (spot listings), so a retransmission worker never reads the gateway
+// thread's table.
+//
 // Thread: owned by one thread. Memory: per-account counters sized from the
-// config; one reusable Envelope.
+// config; one reusable Envelope; an InstrumentTable.
 class ReportBuilder {
  public:
   using EmitFn =
@@ -30,11 +31,12 @@ class ReportBuilder {
 
   explicit ReportBuilder(const ServerConfig& config);
 
-  // Applies `e` to the builder's own order view, then calls emit(account,
-  // message) for each message it causes, in order.
+  // Applies `e` to the builder's own instrument table and order view, then
+  // calls emit(account, message) for each message it causes, in order.
   void OnEvent(const exchange::Event& e, const EmitFn& emit);
 
   const OrderView& orders() const { return orders_; }
+  const InstrumentTable& instruments() const { return instruments_; }
 
  private:
   wire::v1::ExecutionReport* StartReport(exchange::AccountId account,
@@ -46,7 +48,7 @@ class ReportBuilder {
                  exchange::Quantity leaves, exchange::Quantity filled);
   const std::string& Symbol(exchange::InstrumentId id) const;
 
-  const ServerConfig& config_;
+  InstrumentTable instruments_;
   OrderView orders_;
   std::vector<uint64_t> last_seq_;    // by account id
   std::vector<uint32_t> next_index_;  // by account id
@@ -57,9 +59,10 @@ class ReportBuilder {
 
 // Builds the answer to an OrderStatusRequest from an order record; an order
 // that is unknown or belongs to another account gets ORDER_STATUS_UNKNOWN.
-void BuildOrderStatus(const ServerConfig& config, const OrderRecord* order,
-                      exchange::AccountId account, exchange::OrderId id,
-                      wire::v1::ExecutionReport* out);
+// The symbol is the order's instrument's as listed in `instruments`.
+void BuildOrderStatus(const InstrumentTable& instruments,
+                      const OrderRecord* order, exchange::AccountId account,
+                      exchange::OrderId id, wire::v1::ExecutionReport* out);
 
 wire::v1::OrderStatus WireOrderStatus(OrderState s);
 

@@ -10,6 +10,7 @@
 #include "exchange/idle.h"
 #include "exchange/pipeline.h"
 #include "gateway/asio.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/http/metrics.h"
@@ -29,6 +30,9 @@ struct ExchangeServer::Impl {
   std::unique_ptr<exchange::Pipeline> pipeline;
   exchange::SpscRing<exchange::Command>* ring = nullptr;
   asio::io_context io{1};
+  // The instruments as listed now; every consumer below reads it, so it
+  // sees each event first.
+  std::unique_ptr<InstrumentTable> instruments;
   std::unique_ptr<MarketDataStore> md;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<pb::Gateway> gateway;
@@ -57,7 +61,8 @@ void ExchangeServer::Impl::Run() {
   uint64_t published = 0;
   auto last_metrics = std::chrono::steady_clock::now();
   auto on_event = [&](const Event& e) {
-    fix->OnEvent(e);  // first: it reads the book as it was before `e`
+    instruments->OnEvent(e);  // first: the others name instruments by it
+    fix->OnEvent(e);  // before md: it reads the book as it was before `e`
     md->OnEvent(e);
     gateway->OnEvent(e);
     published = e.seq.value;
@@ -148,6 +153,8 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   po.shard.snapshot_every =
       options.snapshot_every.value_or(config.snapshot_every);
   po.sequencer.session_end_utc_seconds = config.clock.session_end_utc_seconds;
+  po.sequencer.spot.first_slot = config.spot.first_slot;
+  po.sequencer.spot.listing_days = config.spot.listing_days;
   s.Log("opening " + options.data_dir);
   auto pipeline =
       exchange::Pipeline::Open(s.config.engine, po, *s.clock, options.progress);
@@ -159,10 +166,12 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   s.Log(exchange::DescribeRecovery(s.pipeline->recovery()));
   s.ring = s.pipeline->AddProducer(1 << 16);
 
+  s.instruments = std::make_unique<InstrumentTable>(s.config);
   s.md = std::make_unique<MarketDataStore>(s.config);
   s.metrics = std::make_unique<Metrics>();
   pb::GatewayDeps deps;
   deps.config = &s.config;
+  deps.instruments = s.instruments.get();
   deps.ring = s.ring;
   deps.journal = &s.pipeline->journal();
   deps.market_data = s.md.get();
@@ -171,9 +180,12 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   deps.simulated_clock = s.simulated;
   exchange::Pipeline* p = s.pipeline.get();
   deps.durable_seq = [p] { return p->durable_seq().value; };
+  deps.payload_arena = &p->payload_arena();
+  deps.recovered_registry = &p->engine().registry();
   s.gateway = std::make_unique<pb::Gateway>(s.io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &s.config;
+  fix_deps.instruments = s.instruments.get();
   fix_deps.ring = s.ring;  // the same producer: both run on this thread
   fix_deps.market_data = s.md.get();
   fix_deps.metrics = s.metrics.get();
@@ -191,6 +203,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     const auto t0 = std::chrono::steady_clock::now();
     Status st = exchange::ReplayEvents(s.pipeline->journal(), s.config.engine,
                                        Seq{0}, last, [&s](const Event& e) {
+                                         s.instruments->OnEvent(e);
                                          s.fix->OnEvent(e);
                                          s.md->OnEvent(e);
                                          s.gateway->OnEvent(e);
@@ -219,7 +232,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   exchange::Pipeline* pipe = s.pipeline.get();
   exchange::Clock* clk = s.clock.get();
   s.http = std::make_unique<HttpServer>(
-      s.io, s.config, *s.md, *s.metrics, [pipe, clk] {
+      s.io, s.config, *s.instruments, *s.md, *s.metrics, [pipe, clk] {
         HealthInfo h;
         const Status ps = pipe->status();
         h.ok = ps.ok();

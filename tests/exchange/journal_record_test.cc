@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "exchange/crc32c.h"
 #include "tests/support/command_assertions.h"
@@ -330,6 +331,87 @@ TEST(JournalRecord, CorruptSnapshotRecordIsRejected) {
                 .message()
                 .find("truncated"),
             std::string::npos);
+}
+
+}  // namespace
+}  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+std::vector<Command> ReferenceBatch() {
+  std::vector<Command> cmds(3);
+  for (uint64_t i = 0; i < 3; ++i) {
+    cmds[i].seq = Seq{100 + i};
+    cmds[i].ts = Timestamp{5'000};
+    cmds[i].type = CommandType::kNewOrder;
+  }
+  cmds[1].type = CommandType::kReferenceData;
+  return cmds;
+}
+
+TEST(JournalRecord, PayloadsRoundTripBesideTheirCommands) {
+  const std::vector<Command> cmds = ReferenceBatch();
+  const std::string_view payloads[3] = {"ignored", "the payload", ""};
+  std::string record;
+  EncodeCommandRecords(cmds.data(), cmds.size(), payloads, &record);
+  EXPECT_EQ(static_cast<uint8_t>(record[1]),
+            static_cast<uint8_t>(RecordKind::kCommandsWithPayloads));
+  std::vector<Command> out;
+  std::vector<std::string> got;
+  ASSERT_TRUE(DecodeCommandRecords(Seq{100}, record, &out, &got).ok());
+  ASSERT_EQ(out.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) ExpectSameCommand(out[i], cmds[i]);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0], "");
+  EXPECT_EQ(got[1], "the payload");
+  EXPECT_EQ(got[2], "");
+  // Callers that want only the commands get them.
+  ASSERT_TRUE(DecodeCommandRecords(Seq{100}, record, &out).ok());
+  EXPECT_EQ(out.size(), 3u);
+}
+
+TEST(JournalRecord, BatchWithoutReferenceDataKeepsThePlainRecord) {
+  std::vector<Command> cmds = ReferenceBatch();
+  cmds[1].type = CommandType::kCancel;
+  const std::string_view payloads[3] = {"a", "b", "c"};
+  std::string with, plain;
+  EncodeCommandRecords(cmds.data(), cmds.size(), payloads, &with);
+  EncodeCommandRecords(cmds.data(), cmds.size(), &plain);
+  EXPECT_EQ(with, plain);
+}
+
+TEST(JournalRecord, EveryTruncatedOrExtendedPayloadRecordIsDataLoss) {
+  const std::vector<Command> cmds = ReferenceBatch();
+  const std::string_view payloads[3] = {"", "0123456789", ""};
+  std::string record;
+  EncodeCommandRecords(cmds.data(), cmds.size(), payloads, &record);
+  std::vector<Command> out;
+  std::vector<std::string> got;
+  for (std::size_t n = 0; n < record.size(); ++n) {
+    const Status st =
+        DecodeCommandRecords(Seq{100}, record.substr(0, n), &out, &got);
+    EXPECT_EQ(st.code(), StatusCode::kDataLoss) << "length " << n;
+  }
+  // A payload length that runs past the end, with a valid checksum.
+  std::string body = record.substr(kRecordHeaderSize);
+  body[body.size() - 14] = 0x7f;  // the u32 length of the payload
+  std::string forged;
+  {
+    std::string header(kRecordHeaderSize, '\0');
+    header[0] = static_cast<char>(kRecordVersion);
+    header[1] = static_cast<char>(RecordKind::kCommandsWithPayloads);
+    const uint32_t len = static_cast<uint32_t>(body.size());
+    const uint32_t crc = Crc32c(body.data(), body.size());
+    for (int i = 0; i < 4; ++i) {
+      header[4 + i] = static_cast<char>((len >> (8 * i)) & 0xffu);
+      header[8 + i] = static_cast<char>((crc >> (8 * i)) & 0xffu);
+    }
+    forged = header + body;
+  }
+  const Status st = DecodeCommandRecords(Seq{100}, forged, &out, &got);
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss);
+  EXPECT_NE(st.message().find("seq 101"), std::string::npos) << st.message();
 }
 
 }  // namespace

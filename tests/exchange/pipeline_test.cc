@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "exchange/clock.h"
+#include "exchange/core/reference/reference_payload.h"
 #include "exchange/idle.h"
 #include "tests/support/random_commands.h"
 #include "tests/support/temp_dir.h"
@@ -178,6 +181,172 @@ TEST(Pipeline, DayOrdersExpireAtTheEndOfTheTradingDayAlsoAfterARestart) {
   }));
   ASSERT_TRUE(p.value()->Stop().ok());
   EXPECT_EQ(p.value()->engine().resting_orders(), 0u);
+}
+
+// Collects durable events until `done(events)` holds (at most 10 s).
+template <typename Done>
+std::vector<Event> CollectUntil(Pipeline& p, Done done) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::vector<Event> events;
+  BackoffIdle idle;
+  while (!done(events) && std::chrono::steady_clock::now() < deadline) {
+    idle.Idle(static_cast<int>(
+        p.PollDurableEvents([&](const Event& e) { events.push_back(e); })));
+  }
+  return events;
+}
+
+std::size_t Count(const std::vector<Event>& events, EventType type) {
+  std::size_t n = 0;
+  for (const Event& e : events) n += e.type == type ? 1 : 0;
+  return n;
+}
+
+TEST(Pipeline, ReferenceDataIsJournaledWithItsPayloadAndReplayed) {
+  cfx::testing::TempDir dir;
+  SimulatedClock clock(Timestamp{1'800'000'000'000'000'000});
+  PipelineOptions options;
+  options.data_dir = dir.Sub("data");
+  options.snapshot_on_stop = false;  // the restart replays the command
+  AttesterKeyRegister key;
+  key.key_id = "ed25519:00112233aabbccdd";
+  key.public_key = std::string(32, 'p');
+  key.attester = "ATTEST";
+  const std::string payload = EncodeReferencePayload(key);
+  uint64_t hash = 0;
+  Seq seq;
+  {
+    auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
+    ASSERT_TRUE(p.has_value()) << p.error().ToString();
+    SpscRing<Command>* ring = p.value()->AddProducer(16);
+    p.value()->Start();
+    const int64_t slot = p.value()->payload_arena().Put(payload, 2);
+    ASSERT_GE(slot, 0);
+    Command c;
+    c.type = CommandType::kReferenceData;
+    c.client_order_id = ClientOrderId{9};
+    c.target = static_cast<uint64_t>(slot);
+    c.quantity = Quantity{static_cast<int64_t>(payload.size())};
+    ASSERT_TRUE(ring->TryPush(c));
+    auto events = CollectUntil(
+        *p.value(), [](const std::vector<Event>& ev) { return !ev.empty(); });
+    ASSERT_EQ(events.size(), 1u);
+    EXPECT_EQ(events[0].type, EventType::kReferenceAccepted)
+        << "reason " << events[0].reason;
+    EXPECT_EQ(events[0].client_order_id, ClientOrderId{9});
+    seq = events[0].seq;
+    ASSERT_TRUE(p.value()->Stop().ok());
+    // Both holders released the slot.
+    EXPECT_EQ(p.value()->payload_arena().InUse(), 0u);
+    hash = p.value()->engine().StateHash();
+    bool found = false;
+    const Status st = p.value()->journal().ReplayWithPayloads(
+        Seq{0}, [&](const Command& cmd, std::string_view bytes) {
+          if (cmd.seq == seq) {
+            found = true;
+            EXPECT_EQ(bytes, payload);
+          }
+          return Status::Ok();
+        });
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    EXPECT_TRUE(found);
+  }
+  auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
+  ASSERT_TRUE(p.has_value()) << p.error().ToString();
+  EXPECT_EQ(p.value()->recovery().snapshot_seq, Seq{});
+  EXPECT_EQ(p.value()->recovery().state_hash, hash);
+  std::string pub, attester;
+  bool revoked = true;
+  EXPECT_TRUE(p.value()->engine().registry().key(key.key_id, &pub, &attester,
+                                                 &revoked));
+  EXPECT_EQ(pub, key.public_key);
+  EXPECT_FALSE(revoked);
+}
+
+// One grade with listing_days 7: eight spot slots, ids 3-10.
+EngineConfig SpotConfig() {
+  EngineConfig c = SmallMarketConfig();
+  c.limits.max_instruments = 11;
+  for (uint32_t id = 3; id <= 10; ++id) {
+    InstrumentConfig ic;
+    ic.id = InstrumentId{id};
+    ic.kind = InstrumentKind::kSpot;
+    ic.initial_state = InstrumentState::kNone;
+    ic.gpu_hours_per_lot = 192;
+    c.instruments.push_back(ic);
+  }
+  return c;
+}
+
+TEST(Pipeline, SpotDaysAreListedAheadAndExpireAtDeliveryAlsoAcrossARestart) {
+  cfx::testing::TempDir dir;
+  auto start = ParseUtcTimestamp("2026-12-01T00:00:00Z");
+  ASSERT_TRUE(start.has_value());
+  constexpr int64_t kDayNs = 86'400'000'000'000;
+  const int64_t today = start.value().nanos / kDayNs;
+  SimulatedClock clock(start.value());
+  PipelineOptions options;
+  options.data_dir = dir.Sub("data");
+  options.sequencer.session_end_utc_seconds = -1;
+  options.sequencer.spot.first_slot = {InstrumentId{3}};
+  options.sequencer.spot.listing_days = 7;
+  auto slot_of = [](int64_t day) { return 3 + static_cast<uint32_t>(day % 8); };
+  {
+    auto p = Pipeline::Open(SpotConfig(), options, clock);
+    ASSERT_TRUE(p.has_value()) << p.error().ToString();
+    p.value()->AddProducer(16);
+    p.value()->Start();
+    auto events = CollectUntil(*p.value(), [](const std::vector<Event>& ev) {
+      return Count(ev, EventType::kInstrumentListed) >= 7;
+    });
+    ASSERT_EQ(Count(events, EventType::kInstrumentListed), 7u);
+    for (int64_t d = today + 1; d <= today + 7; ++d) {
+      bool seen = false;
+      for (const Event& e : events) {
+        seen = seen || (e.type == EventType::kInstrumentListed &&
+                        e.count == d && e.instrument.value == slot_of(d));
+      }
+      EXPECT_TRUE(seen) << "day " << d;
+    }
+    // Midnight: the first listed day is delivered, one more is listed.
+    ASSERT_TRUE(clock.Set(Timestamp{start.value().nanos + kDayNs}).ok());
+    events = CollectUntil(*p.value(), [](const std::vector<Event>& ev) {
+      return Count(ev, EventType::kInstrumentListed) >= 1 &&
+             Count(ev, EventType::kInstrumentStateChanged) >= 1;
+    });
+    ASSERT_EQ(Count(events, EventType::kInstrumentStateChanged), 1u);
+    ASSERT_EQ(Count(events, EventType::kInstrumentListed), 1u);
+    for (const Event& e : events) {
+      if (e.type == EventType::kInstrumentStateChanged) {
+        EXPECT_EQ(e.instrument.value, slot_of(today + 1));
+        EXPECT_EQ(e.state, InstrumentState::kExpired);
+      } else if (e.type == EventType::kInstrumentListed) {
+        EXPECT_EQ(e.count, today + 8);
+      }
+    }
+    ASSERT_TRUE(p.value()->Stop().ok());
+  }
+  // Down for three days: at the restart days +2..+4 expire, +9..+11 list.
+  ASSERT_TRUE(clock.Set(Timestamp{start.value().nanos + 4 * kDayNs}).ok());
+  auto p = Pipeline::Open(SpotConfig(), options, clock);
+  ASSERT_TRUE(p.has_value()) << p.error().ToString();
+  p.value()->AddProducer(16);
+  p.value()->Start();
+  auto events = CollectUntil(*p.value(), [](const std::vector<Event>& ev) {
+    return Count(ev, EventType::kInstrumentListed) >= 3;
+  });
+  EXPECT_EQ(Count(events, EventType::kInstrumentStateChanged), 3u);
+  EXPECT_EQ(Count(events, EventType::kInstrumentListed), 3u);
+  ASSERT_TRUE(p.value()->Stop().ok());
+  const Engine& engine = p.value()->engine();
+  for (int64_t d = today + 5; d <= today + 11; ++d) {
+    const InstrumentId slot{slot_of(d)};
+    EXPECT_EQ(engine.delivery_day(slot), d);
+    EXPECT_EQ(engine.state(slot), InstrumentState::kOpen) << "day " << d;
+  }
+  EXPECT_EQ(engine.state(InstrumentId{slot_of(today + 4)}),
+            InstrumentState::kExpired);
 }
 
 }  // namespace

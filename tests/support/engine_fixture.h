@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <ostream>
+#include <string_view>
 #include <vector>
 
 #include "exchange/core/engine.h"
@@ -65,6 +66,17 @@ class EngineDriver {
       cmd.ts = ts_;
     }
     engine_->Apply(cmd, collector_.sink());
+    return collector_.Take();
+  }
+
+  // As Apply(); for a kReferenceData command with its payload.
+  std::vector<Event> Apply(Command cmd, std::string_view payload) {
+    if (cmd.seq.value == 0) cmd.seq = Seq{++seq_};
+    if (cmd.ts.nanos == 0) {
+      ts_.nanos += 1'000;
+      cmd.ts = ts_;
+    }
+    engine_->Apply(cmd, payload, collector_.sink());
     return collector_.Take();
   }
 

@@ -997,6 +997,14 @@ const char* EventTypeName(EventType t) {
       return "TimerDone";
     case EventType::kSessionEnded:
       return "SessionEnded";
+    case EventType::kInstrumentListed:
+      return "InstrumentListed";
+    case EventType::kReferenceAccepted:
+      return "ReferenceAccepted";
+    case EventType::kTradeBusted:
+      return "TradeBusted";
+    case EventType::kEligibilityChanged:
+      return "EligibilityChanged";
     case EventType::kTrade:
       return "Trade";
     case EventType::kOrderCancelled:
@@ -1027,6 +1035,12 @@ const char* CommandTypeName(CommandType t) {
       return "SetReferencePrice";
     case CommandType::kEndOfSession:
       return "EndOfSession";
+    case CommandType::kListInstrument:
+      return "ListInstrument";
+    case CommandType::kReferenceData:
+      return "ReferenceData";
+    case CommandType::kReportFailure:
+      return "ReportFailure";
     case CommandType::kTimer:
       return "Timer";
   }

@@ -785,8 +785,11 @@ TEST_F(EngineTest, SnapshotWithBadClientOrderIdEntriesIsDataLoss) {
   d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), 7));
   d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(571), 1), 8));
   const std::string snap = d_.engine().SaveSnapshot();
-  // The last 24 bytes are the two entries: u32 account, u64 id each.
-  const std::size_t second = snap.size() - 12;
+  // The two entries (u32 account, u64 id each) are followed by the spot
+  // trade count (u32, 0) and the empty reference-data registry.
+  std::string registry;
+  Registry(ReferenceConfig{}).Save(&registry);
+  const std::size_t second = snap.size() - 4 - registry.size() - 12;
   auto load = [](std::string bytes) {
     D fresh(TestConfig());
     return fresh.engine().LoadSnapshot(bytes);

@@ -147,12 +147,17 @@ TEST(EngineApplyBatch, GivesTheSameEventsAndStateAsOneByOne) {
 namespace cfx::exchange {
 namespace {
 
-TEST(EngineSnapshot, VersionOneSnapshotsAreRefused) {
+TEST(EngineSnapshot, OlderSnapshotVersionsAreRefused) {
   auto e = NewEngine();
   EventCollector events;
   for (const Command& c : RandomCommands(11, 100)) e->Apply(c, events.sink());
   std::string snap = e->SaveSnapshot();
-  ASSERT_EQ(snap[4], 2);  // u16 version after the u32 magic
+  ASSERT_EQ(snap[4], 3);  // u16 version after the u32 magic
+  snap[2 + 2] = 2;
+  Status two = NewEngine()->LoadSnapshot(snap);
+  EXPECT_EQ(two.code(), StatusCode::kDataLoss);
+  EXPECT_NE(two.message().find("unsupported version 2"), std::string::npos)
+      << two.message();
   snap[4] = 1;
   const Status st = NewEngine()->LoadSnapshot(snap);
   EXPECT_EQ(st.code(), StatusCode::kDataLoss);

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "exchange/clock.h"
+#include "exchange/core/engine_config.h"
+#include "exchange/core/reference/registry.h"
 #include "exchange/default_market.h"
 #include "gateway/config/password.h"
 #include "tests/support/temp_dir.h"
@@ -24,7 +26,7 @@ using exchange::InstrumentId;
 constexpr char kBase[] =
     R"cfg(network { fix_port: 19878 protobuf_port: 19879 http_port: 19880 }
 clock { kind: "simulated" start: "2027-01-04T00:00:00Z" session_end: "20:30" }
-limits { max_orders: 1000 max_accounts: 8 max_instruments: 8 }
+limits { max_orders: 1000 max_accounts: 8 max_instruments: 16 }
 grades {
   name: "G1"
   gpu_model: "NVIDIA B200"
@@ -66,6 +68,9 @@ users { name: "ops" firm: "F1" role: ROLE_ADMIN }
 // initial_reference), 14 futures[0], 15-17 firms, 18 clearing_members[0],
 // 19-20 accounts, 21-29 users[0] (25 account, 27 password_hash, 28 api_keys),
 // 30-37 users[1], 38 users[2], 39 users[3]; text appended starts at line 40.
+// Instrument ids: 1-3 the futures XGX7, XGZ7, XGF8, then 4-11 the 8 spot
+// slots of G1 (the default spot listing_days 7, plus one), so
+// max_instruments must be at least 12.
 
 // kBase with `from` (which must occur exactly once) replaced by `to`.
 std::string With(std::string_view from, std::string_view to) {
@@ -112,7 +117,8 @@ TEST(ServerConfig, ShippedFileLoads) {
   Result<ServerConfig> r =
       LoadServerConfig(CFX_SOURCE_DIR "/deploy/config/exchange.textproto");
   ASSERT_TRUE(r.has_value()) << r.error().message();
-  EXPECT_EQ(r.value().instruments.size(), 24u);
+  // 2 roots x 12 months of futures, then 2 grades x 8 spot slots.
+  EXPECT_EQ(r.value().instruments.size(), 40u);
 }
 
 TEST(ServerConfig, DemoMarketEqualsDefaultMarket) {
@@ -286,6 +292,27 @@ TEST(ServerConfig, DemoSaltsDiffer) {
   }
 }
 
+TEST(ServerConfig, DemoSpotSlotsAndReference) {
+  const ServerConfig& c = Demo();
+  EXPECT_EQ(c.spot.listing_days, 7u);
+  ASSERT_EQ(c.spot.first_slot.size(), 2u);
+  EXPECT_EQ(c.spot.first_slot[0], InstrumentId{25});  // after the 24 futures
+  EXPECT_EQ(c.spot.first_slot[1], InstrumentId{33});
+  EXPECT_EQ(c.instruments[24].grade, "B200-STD");
+  EXPECT_EQ(c.instruments[32].grade, "B200-PRM");
+  EXPECT_EQ(c.engine.instruments[32].reference_price.units, 64'000);
+  const exchange::ReferenceConfig& ref = c.engine.reference;
+  ASSERT_EQ(ref.grades.size(), 2u);
+  EXPECT_EQ(ref.grades[0].name, "B200-STD");
+  EXPECT_EQ(ref.grades[1].name, "B200-PRM");
+  ASSERT_EQ(ref.providers.size(), 3u);
+  const char* firms[] = {"PROV-A", "PROV-B", "PROV-C"};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(ref.providers[i].firm, firms[i]);
+    EXPECT_EQ(ref.providers[i].account.value, i + 4);
+  }
+}
+
 // --- Parsing and lookups
 // -------------------------------------------------------
 
@@ -301,7 +328,7 @@ TEST(ServerConfig, ParsesTheBaseConfig) {
   EXPECT_EQ(c.engine.limits.max_orders, 1'000u);
   EXPECT_EQ(c.engine.limits.max_client_order_ids,
             exchange::EngineLimits().max_client_order_ids);
-  ASSERT_EQ(c.instruments.size(), 3u);
+  ASSERT_EQ(c.instruments.size(), 11u);  // 3 futures, 8 spot slots
   EXPECT_EQ(c.instruments[0].symbol, "XGX7");
   EXPECT_EQ(c.instruments[1].symbol, "XGZ7");
   EXPECT_EQ(c.instruments[2].symbol, "XGF8");
@@ -351,12 +378,14 @@ TEST(ServerConfig, EmptyConfigTakesDefaults) {
 
 TEST(ServerConfig, FuturesDefaults) {
   std::string text = With(R"(months: 3 })", R"(})");
-  text.replace(text.find("max_instruments: 8"), 18, "max_instruments: 13");
+  text.replace(text.find("max_instruments: 16"), 19, "max_instruments: 21");
   Result<ServerConfig> r = ParseServerConfig(text, "t.textproto");
   ASSERT_TRUE(r.has_value()) << r.error().message();
   const ServerConfig& c = r.value();
-  ASSERT_EQ(c.instruments.size(), 12u);  // 12 months by default
+  // 12 months by default, then the 8 spot slots.
+  ASSERT_EQ(c.instruments.size(), 20u);
   EXPECT_EQ(c.instruments[11].symbol, "XGV8");
+  EXPECT_EQ(c.instruments[12].kind, exchange::InstrumentKind::kSpot);
   const exchange::InstrumentConfig& ic = c.engine.instruments[11];
   EXPECT_EQ(ic.id.value, 12u);
   EXPECT_EQ(ic.tick.units, 100);
@@ -372,8 +401,8 @@ TEST(ServerConfig, FuturesDefaults) {
 
 TEST(ServerConfig, MapsMaxClientOrderIds) {
   Result<ServerConfig> r =
-      ParseServerConfig(With("max_instruments: 8",
-                             "max_instruments: 8 max_client_order_ids: 1000"),
+      ParseServerConfig(With("max_instruments: 16",
+                             "max_instruments: 16 max_client_order_ids: 1000"),
                         "t.textproto");
   ASSERT_TRUE(r.has_value()) << r.error().message();
   EXPECT_EQ(r.value().engine.limits.max_client_order_ids, 1'000u);
@@ -384,7 +413,8 @@ TEST(ServerConfig, LookupsByIdAndName) {
   EXPECT_EQ(c.instrument(InstrumentId{1}), &c.instruments[0]);
   EXPECT_EQ(c.instrument(InstrumentId{24}), &c.instruments[23]);
   EXPECT_EQ(c.instrument(InstrumentId{0}), nullptr);
-  EXPECT_EQ(c.instrument(InstrumentId{25}), nullptr);
+  EXPECT_EQ(c.instrument(InstrumentId{40}), &c.instruments[39]);  // spot
+  EXPECT_EQ(c.instrument(InstrumentId{41}), nullptr);
   EXPECT_EQ(c.account(AccountId{6})->name, "PROV-C");
   EXPECT_EQ(c.account(AccountId{0}), nullptr);
   EXPECT_EQ(c.account(AccountId{7}), nullptr);
@@ -799,6 +829,231 @@ TEST(ServerConfigErrors, QuantitiesAndBands) {
             "t.textproto:14: futures[0].contract_gpu_hours: must be > 0");
 }
 
+// --- Spot slots
+// ---------------------------------------------------------------
+
+// A second grade (line 40) on 4-GPU nodes. With kBase's 8 slots of G1 it
+// needs max_instruments 20 (ids 1-3 futures, 4-11 G1, 12-19 G2).
+constexpr char kSecondGrade[] =
+    "grades { name: \"G2\" gpu_model: \"NVIDIA H100\" gpus_per_node: 4 "
+    "min_rating: RATING_TIER_SILVER min_output_tokens_per_s_per_gpu: 120 "
+    "recipe: \"r2\" max_attestation_age_days: 30 region: \"EU\" "
+    "initial_reference: \"2.50\" }\n";
+
+TEST(ServerConfig, SpotDefaults) {
+  Result<ServerConfig> r = ParseServerConfig(kBase, "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const ServerConfig& c = r.value();
+  EXPECT_EQ(c.spot.listing_days, 7u);
+  EXPECT_EQ(c.spot.failure_deadline_seconds, 12 * 3600);
+  EXPECT_EQ(c.engine.spot_failure_deadline_ns,
+            int64_t{12} * 3600 * 1'000'000'000);
+  ASSERT_EQ(c.spot.first_slot.size(), 1u);
+  EXPECT_EQ(c.spot.first_slot[0], InstrumentId{4});  // after the 3 futures
+  ASSERT_EQ(c.instruments.size(), 11u);
+  ASSERT_EQ(c.engine.instruments.size(), 11u);
+  for (uint32_t id = 4; id <= 11; ++id) {
+    SCOPED_TRACE(id);
+    const InstrumentInfo& info = c.instruments[id - 1];
+    EXPECT_EQ(info.id.value, id);
+    EXPECT_EQ(info.kind, exchange::InstrumentKind::kSpot);
+    EXPECT_TRUE(info.spot_slot);
+    EXPECT_EQ(info.grade, "G1");
+    EXPECT_EQ(info.grade_index, 0u);
+    EXPECT_EQ(info.contract_gpu_hours, 192);
+    // A listing names the slot's day; the config does not.
+    EXPECT_TRUE(info.symbol.empty());
+    EXPECT_TRUE(info.delivery_date.empty());
+    const exchange::InstrumentConfig& ic = c.engine.instruments[id - 1];
+    EXPECT_EQ(ic.id.value, id);
+    EXPECT_EQ(ic.kind, exchange::InstrumentKind::kSpot);
+    EXPECT_EQ(ic.initial_state, exchange::InstrumentState::kNone);
+    EXPECT_EQ(ic.grade, 0u);
+    EXPECT_EQ(ic.gpu_hours_per_lot, 8 * 24);      // gpus_per_node x 24 h
+    EXPECT_EQ(ic.reference_price.units, 64'000);  // G1's initial_reference
+    EXPECT_EQ(ic.tick.units, 100);
+    EXPECT_EQ(ic.max_price.units, 100 * exchange::kPriceUnitsPerUsd);
+    EXPECT_EQ(ic.min_quantity.lots, 1);
+    EXPECT_EQ(ic.max_quantity.lots, 1'000);
+    EXPECT_EQ(ic.position_limit.lots, 0);
+    EXPECT_EQ(ic.band_bps, 1'000);
+    EXPECT_EQ(ic.market_band_bps, 500);
+  }
+  // The futures are listed from the start.
+  EXPECT_FALSE(c.instruments[2].spot_slot);
+  EXPECT_EQ(c.engine.instruments[2].initial_state,
+            exchange::InstrumentState::kOpen);
+  EXPECT_EQ(c.FindInstrument(""), nullptr);
+}
+
+TEST(ServerConfig, SpotSlotsOfEachGradeFollowTheFutures) {
+  Result<ServerConfig> r = ParseServerConfig(
+      std::string(kBase) + kSecondGrade + "spot { listing_days: 2 }\n",
+      "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const ServerConfig& c = r.value();
+  EXPECT_EQ(c.spot.listing_days, 2u);
+  // listing_days + 1 = 3 slots per grade: G1 4-6, G2 7-9.
+  ASSERT_EQ(c.spot.first_slot.size(), 2u);
+  EXPECT_EQ(c.spot.first_slot[0], InstrumentId{4});
+  EXPECT_EQ(c.spot.first_slot[1], InstrumentId{7});
+  ASSERT_EQ(c.instruments.size(), 9u);
+  ASSERT_EQ(c.engine.instruments.size(), 9u);
+  for (uint32_t id = 4; id <= 9; ++id) {
+    SCOPED_TRACE(id);
+    const bool g2 = id >= 7;
+    const InstrumentInfo& info = c.instruments[id - 1];
+    EXPECT_EQ(info.id.value, id);
+    EXPECT_TRUE(info.spot_slot);
+    EXPECT_EQ(info.grade, g2 ? "G2" : "G1");
+    EXPECT_EQ(info.grade_index, g2 ? 1u : 0u);
+    const exchange::InstrumentConfig& ic = c.engine.instruments[id - 1];
+    EXPECT_EQ(ic.kind, exchange::InstrumentKind::kSpot);
+    EXPECT_EQ(ic.initial_state, exchange::InstrumentState::kNone);
+    EXPECT_EQ(ic.grade, g2 ? 1u : 0u);
+    EXPECT_EQ(ic.gpu_hours_per_lot, g2 ? 4 * 24 : 8 * 24);
+    EXPECT_EQ(ic.reference_price.units, g2 ? 25'000 : 64'000);
+  }
+}
+
+TEST(ServerConfig, SpotSettings) {
+  Result<ServerConfig> r = ParseServerConfig(
+      std::string(kBase) +
+          "spot { listing_days: 1 min_quantity: 2 max_quantity: 50 "
+          "max_price: \"20.00\" price_band_bps: 2000 market_band_bps: 300 "
+          "failure_deadline: \"09:30\" }\n",
+      "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const ServerConfig& c = r.value();
+  EXPECT_EQ(c.spot.listing_days, 1u);
+  EXPECT_EQ(c.spot.failure_deadline_seconds, 9 * 3600 + 30 * 60);
+  EXPECT_EQ(c.engine.spot_failure_deadline_ns,
+            int64_t{9 * 3600 + 30 * 60} * 1'000'000'000);
+  ASSERT_EQ(c.instruments.size(), 5u);  // 3 futures, 2 slots
+  for (size_t i = 3; i < 5; ++i) {
+    const exchange::InstrumentConfig& ic = c.engine.instruments[i];
+    EXPECT_EQ(ic.kind, exchange::InstrumentKind::kSpot);
+    EXPECT_EQ(ic.max_price.units, 20 * exchange::kPriceUnitsPerUsd);
+    EXPECT_EQ(ic.min_quantity.lots, 2);
+    EXPECT_EQ(ic.max_quantity.lots, 50);
+    EXPECT_EQ(ic.band_bps, 2'000);
+    EXPECT_EQ(ic.market_band_bps, 300);
+  }
+  // The futures keep their own settings.
+  EXPECT_EQ(c.engine.instruments[0].max_quantity.lots, 1'000);
+  EXPECT_EQ(c.engine.instruments[0].band_bps, 1'000);
+}
+
+TEST(ServerConfigErrors, SpotListingDaysOutOfRange) {
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { listing_days: 0 }\n"),
+            "t.textproto:40: spot.listing_days: must be in 1-30");
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { listing_days: 31 }\n"),
+            "t.textproto:40: spot.listing_days: must be in 1-30");
+}
+
+TEST(ServerConfigErrors, SpotBadFailureDeadline) {
+  for (const char* bad :
+       {"24:00", "12:60", "9:30", "12:00:00", "1200", "noon"}) {
+    EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { failure_deadline: \"" + bad +
+                      "\" }\n"),
+              std::string("t.textproto:40: spot.failure_deadline: \"") + bad +
+                  "\" is not a time of day \"HH:MM\"");
+  }
+}
+
+TEST(ServerConfigErrors, MaxInstrumentsTooSmallForTheSpotSlots) {
+  // G1's slots need ids 4-11.
+  EXPECT_EQ(ErrorOf(With("max_instruments: 16", "max_instruments: 11")),
+            "t.textproto:3: limits.max_instruments: 11 is too small: the spot "
+            "slots of grade \"G1\" reach instrument id 11");
+  // Enough for G1's slots, not for G2's (ids 12-19).
+  EXPECT_EQ(ErrorOf(With("max_instruments: 16", "max_instruments: 12") +
+                    kSecondGrade),
+            "t.textproto:3: limits.max_instruments: 12 is too small: the spot "
+            "slots of grade \"G2\" reach instrument id 12");
+  EXPECT_EQ(ErrorOf(With("max_instruments: 16", "max_instruments: 19") +
+                    kSecondGrade),
+            "t.textproto:3: limits.max_instruments: 19 is too small: the spot "
+            "slots of grade \"G2\" reach instrument id 19");
+  EXPECT_EQ(ErrorOf(With("max_instruments: 16", "max_instruments: 20") +
+                    kSecondGrade),
+            "(parsed)");
+}
+
+TEST(ServerConfigErrors, SpotPricesAndQuantities) {
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { max_price: \"100.005\" }\n"),
+            "t.textproto:40: spot.max_price: 100.005 is not a multiple of the "
+            "tick 0.01");
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { max_price: \"6.39\" }\n"),
+            "t.textproto:12: grades[0].initial_reference: 6.40 is not a spot "
+            "price on the $0.01 tick up to 6.39");
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { min_quantity: 0 }\n"),
+            "t.textproto:40: spot.min_quantity: must be >= 1");
+  EXPECT_EQ(ErrorOf(std::string(kBase) +
+                    "spot { min_quantity: 5 max_quantity: 4 }\n"),
+            "t.textproto:40: spot.max_quantity: need min_quantity 5 <= "
+            "max_quantity 4");
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { price_band_bps: 10000 }\n"),
+            "t.textproto:40: spot.price_band_bps: must be in 1-9999");
+  EXPECT_EQ(ErrorOf(std::string(kBase) + "spot { market_band_bps: 0 }\n"),
+            "t.textproto:40: spot.market_band_bps: must be in 1-9999");
+}
+
+// --- Reference data: grades and providers
+// ---------------------------------------------
+
+TEST(ServerConfig, ReferenceConfigFromGradesAndProviders) {
+  // A provider of F1 on A1 (line 41) and a second provider of F2 on the
+  // same account A2 as u2 (line 42).
+  Result<ServerConfig> r = ParseServerConfig(
+      With("max_instruments: 16", "max_instruments: 20") + kSecondGrade +
+          "users { name: \"p1\" firm: \"F1\" role: ROLE_PROVIDER account: "
+          "\"A1\" }\n"
+          "users { name: \"p2\" firm: \"F2\" role: ROLE_PROVIDER account: "
+          "\"A2\" }\n",
+      "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const exchange::ReferenceConfig& ref = r.value().engine.reference;
+  ASSERT_EQ(ref.grades.size(), 2u);
+  const exchange::ReferenceGrade& g1 = ref.grades[0];
+  EXPECT_EQ(g1.name, "G1");
+  EXPECT_EQ(g1.gpu_model, "NVIDIA B200");
+  EXPECT_EQ(g1.gpus_per_node, 8u);
+  EXPECT_EQ(g1.min_tier, exchange::Tier::kGold);
+  EXPECT_EQ(g1.min_output_milli_tokens_per_s_per_gpu, 285'000u);
+  EXPECT_EQ(g1.recipe, "ref-8k1k-i100");
+  EXPECT_EQ(g1.max_attestation_age_ns, int64_t{7} * 86'400 * 1'000'000'000);
+  const exchange::ReferenceGrade& g2 = ref.grades[1];
+  EXPECT_EQ(g2.name, "G2");
+  EXPECT_EQ(g2.gpu_model, "NVIDIA H100");
+  EXPECT_EQ(g2.gpus_per_node, 4u);
+  EXPECT_EQ(g2.min_tier, exchange::Tier::kSilver);
+  EXPECT_EQ(g2.min_output_milli_tokens_per_s_per_gpu, 120'000u);
+  EXPECT_EQ(g2.recipe, "r2");
+  EXPECT_EQ(g2.max_attestation_age_ns, int64_t{30} * 86'400 * 1'000'000'000);
+  // One entry per provider firm, by firm name.
+  ASSERT_EQ(ref.providers.size(), 2u);
+  EXPECT_EQ(ref.providers[0].firm, "F1");
+  EXPECT_EQ(ref.providers[0].account, AccountId{1});
+  EXPECT_EQ(ref.providers[1].firm, "F2");
+  EXPECT_EQ(ref.providers[1].account, AccountId{2});
+}
+
+TEST(ServerConfigErrors, ProviderFirmWithTwoAccounts) {
+  const std::string a3 =
+      std::string(kBase) +
+      "accounts { name: \"A3\" firm: \"F2\" clearing_member: \"CM-X\" }\n";
+  // A trader of the provider firm may use another account.
+  EXPECT_EQ(ErrorOf(a3 + "users { name: \"t3\" firm: \"F2\" role: "
+                         "ROLE_TRADER account: \"A3\" }\n"),
+            "(parsed)");
+  EXPECT_EQ(ErrorOf(a3 + "users { name: \"u3\" firm: \"F2\" role: "
+                         "ROLE_PROVIDER account: \"A3\" }\n"),
+            "t.textproto:41: users[4].account: provider firm \"F2\" already "
+            "lists capacity from another account; a provider firm has one "
+            "trading account");
+}
+
 // --- Network, clock, limits
 // -------------------------------------------------------
 
@@ -859,7 +1114,7 @@ TEST(ServerConfigErrors, BadSessionEnd) {
 }
 
 TEST(ServerConfigErrors, LimitsTooSmall) {
-  EXPECT_EQ(ErrorOf(With("max_instruments: 8", "max_instruments: 3")),
+  EXPECT_EQ(ErrorOf(With("max_instruments: 16", "max_instruments: 3")),
             "t.textproto:3: limits.max_instruments: 3 is too small: instrument "
             "ids reach 3 at root \"XG\" (max_instruments must exceed the "
             "highest id)");
@@ -890,12 +1145,12 @@ TEST(ServerConfigErrors, EngineRejectionNamesTheFile) {
   EXPECT_EQ(ErrorOf(With("max_orders: 1000", "max_orders: 2147483648")),
             "t.textproto:3: limits.max_orders: rejected by the engine: "
             "limits.max_orders must be in [1, 2^30]");
-  EXPECT_EQ(ErrorOf(With("max_instruments: 8", "max_instruments: 65537")),
+  EXPECT_EQ(ErrorOf(With("max_instruments: 16", "max_instruments: 65537")),
             "t.textproto:3: limits.max_instruments: rejected by the engine: "
             "limits.max_instruments must be in [2, 65536]");
   EXPECT_EQ(
-      ErrorOf(With("max_instruments: 8",
-                   "max_instruments: 8 max_client_order_ids: 2147483648")),
+      ErrorOf(With("max_instruments: 16",
+                   "max_instruments: 16 max_client_order_ids: 2147483648")),
       "t.textproto:3: limits.max_client_order_ids: rejected by the "
       "engine: limits.max_client_order_ids must be in [1, 2^30]");
   EXPECT_EQ(ErrorOf(With("months: 3", R"(months: 3 max_price: "50000.00")")),

@@ -14,8 +14,9 @@ class HttpApiTest : public ::testing::Test {
  protected:
   HttpApiTest()
       : config_(testing::HttpTestConfig()),
+        instruments_(config_),
         md_(config_),
-        api_(config_, md_, metrics_, [this] { return health_; }) {
+        api_(config_, instruments_, md_, metrics_, [this] { return health_; }) {
     testing::FeedSampleEvents(md_);
   }
 
@@ -24,6 +25,7 @@ class HttpApiTest : public ::testing::Test {
   }
 
   ServerConfig config_;
+  InstrumentTable instruments_;
   MarketDataStore md_;
   Metrics metrics_;
   HealthInfo health_{true, "ok", 6, 6, testing::kT0};
@@ -176,11 +178,92 @@ TEST_F(HttpApiTest, MetricsIsPrometheusText) {
             std::string::npos);
 }
 
+// HttpTestConfig() plus one spot slot of B200-STD (id 3), never listed.
+ServerConfig WithSpotSlot() {
+  ServerConfig c = testing::HttpTestConfig();
+  exchange::InstrumentConfig ic;
+  ic.id = exchange::InstrumentId{3};
+  ic.kind = exchange::InstrumentKind::kSpot;
+  ic.reference_price = exchange::Price{58'000};
+  ic.gpu_hours_per_lot = 192;
+  ic.initial_state = exchange::InstrumentState::kNone;
+  c.engine.instruments.push_back(ic);
+  InstrumentInfo info;
+  info.id = ic.id;
+  info.kind = exchange::InstrumentKind::kSpot;
+  info.grade = "B200-STD";
+  info.contract_gpu_hours = 192;
+  info.spot_slot = true;
+  c.instruments.push_back(info);
+  c.spot.first_slot = {ic.id};
+  c.RebuildIndex();
+  return c;
+}
+
+TEST(HttpApi, SpotNodeDaysAreListedUnderTheirListingsSymbol) {
+  const ServerConfig config = WithSpotSlot();
+  InstrumentTable instruments(config);
+  MarketDataStore md(config);
+  Metrics metrics;
+  const HttpApi api(config, instruments, md, metrics, nullptr);
+  auto feed = [&](const exchange::Event& e) {
+    instruments.OnEvent(e);
+    md.OnEvent(e);
+  };
+  // Never listed: not in the list, and no symbol reaches it.
+  EXPECT_EQ(api.Handle("GET", "/api/v1/instruments").body.find("spot"),
+            std::string::npos);
+
+  exchange::Event listed;
+  listed.seq = exchange::Seq{1};
+  listed.type = exchange::EventType::kInstrumentListed;
+  listed.instrument = exchange::InstrumentId{3};
+  listed.state = exchange::InstrumentState::kOpen;
+  listed.price = exchange::Price{58'000};
+  listed.count = 20'792;  // 2026-12-05
+  feed(listed);
+  const std::string body = api.Handle("GET", "/api/v1/instruments").body;
+  EXPECT_NE(
+      body.find(
+          R"({"symbol":"B200-STD-20261205","kind":"spot","grade":"B200-STD",)"
+          R"("root":"","contract_gpu_hours":192,"maturity":"2026-12-05",)"
+          R"("last_trading_day":"2026-12-04","tick":"0.01",)"),
+      std::string::npos)
+      << body;
+  EXPECT_NE(body.find(R"("reference_price":"5.80","state":"open")"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(api.Handle("GET", "/api/v1/book/B200-STD-20261205").status, 200u);
+
+  // Expired: still answers, with its state, until the slot is listed again.
+  exchange::Event expired;
+  expired.seq = exchange::Seq{2};
+  expired.type = exchange::EventType::kInstrumentStateChanged;
+  expired.instrument = exchange::InstrumentId{3};
+  expired.state = exchange::InstrumentState::kExpired;
+  feed(expired);
+  const HttpReply book = api.Handle("GET", "/api/v1/book/B200-STD-20261205");
+  EXPECT_EQ(book.status, 200u);
+  EXPECT_NE(book.body.find(R"("state":"expired")"), std::string::npos)
+      << book.body;
+
+  listed.seq = exchange::Seq{3};
+  listed.count = 20'793;  // 2026-12-06
+  feed(listed);
+  EXPECT_EQ(api.Handle("GET", "/api/v1/book/B200-STD-20261205").status, 404u);
+  EXPECT_EQ(api.Handle("GET", "/api/v1/trades/B200-STD-20261206").status, 200u);
+  const std::string relisted = api.Handle("GET", "/api/v1/instruments").body;
+  EXPECT_EQ(relisted.find("B200-STD-20261205"), std::string::npos);
+  EXPECT_NE(relisted.find(R"("symbol":"B200-STD-20261206")"),
+            std::string::npos);
+}
+
 TEST(HttpApi, EmptyHealthFunctionReportsOk) {
   const ServerConfig config = testing::HttpTestConfig();
+  const InstrumentTable instruments(config);
   const MarketDataStore md(config);
   Metrics metrics;
-  const HttpApi api(config, md, metrics, nullptr);
+  const HttpApi api(config, instruments, md, metrics, nullptr);
   EXPECT_EQ(api.Handle("GET", "/healthz").status, 200u);
 }
 

@@ -112,7 +112,10 @@ class Client {
 
 class HttpServerTest : public ::testing::Test {
  protected:
-  HttpServerTest() : config_(testing::HttpTestConfig()), md_(config_) {
+  HttpServerTest()
+      : config_(testing::HttpTestConfig()),
+        instruments_(config_),
+        md_(config_) {
     testing::FeedSampleEvents(md_);
   }
 
@@ -120,7 +123,7 @@ class HttpServerTest : public ::testing::Test {
 
   void StartServer(const HttpServerOptions& options = {}) {
     server_ = std::make_unique<HttpServer>(
-        io_, config_, md_, metrics_,
+        io_, config_, instruments_, md_, metrics_,
         [this] {
           return healthy_.load()
                      ? HealthInfo{true, "ok", 6, 6, testing::kT0}
@@ -155,6 +158,7 @@ class HttpServerTest : public ::testing::Test {
   }
 
   ServerConfig config_;
+  InstrumentTable instruments_;
   MarketDataStore md_;
   Metrics metrics_;
   std::atomic<bool> healthy_{true};
@@ -418,7 +422,7 @@ TEST_F(HttpServerTest, StopClosesOpenConnections) {
 TEST_F(HttpServerTest, ListenErrors) {
   StartServer();
   asio::io_context other_io;
-  HttpServer other(other_io, config_, md_, metrics_, nullptr);
+  HttpServer other(other_io, config_, instruments_, md_, metrics_, nullptr);
   Status s = other.Listen("not-an-address", 0);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("not-an-address:0"), std::string::npos)
@@ -432,10 +436,11 @@ TEST_F(HttpServerTest, ListenErrors) {
 
 TEST(HttpServer, ListenTwiceFails) {
   const ServerConfig config = testing::HttpTestConfig();
+  const InstrumentTable instruments(config);
   const MarketDataStore md(config);
   Metrics metrics;
   asio::io_context io;
-  HttpServer server(io, config, md, metrics, nullptr);
+  HttpServer server(io, config, instruments, md, metrics, nullptr);
   ASSERT_TRUE(server.Listen("127.0.0.1", 0).ok());
   EXPECT_EQ(server.Listen("127.0.0.1", 0).code(),
             StatusCode::kFailedPrecondition);

@@ -217,6 +217,39 @@ TEST(MarketDataStore, StateAndReferencePriceEvents) {
   EXPECT_EQ(md.last_seq(), exchange::Seq{11});
 }
 
+TEST(MarketDataStore, ListingStartsTheInstrumentAfresh) {
+  // kF7 stands in for a spot slot: its previous listing traded, left a level
+  // and expired; the new listing starts with an empty book at its reference.
+  MarketDataStore md(TwoInstruments());
+  md.OnEvent(Level(1, kF7, Side::kBuy, 58'000, 2, 1));
+  md.OnEvent(Trade(2, kF7, 1, 58'000, 1, Side::kSell));
+  Event expired;
+  expired.seq = exchange::Seq{3};
+  expired.type = EventType::kInstrumentStateChanged;
+  expired.instrument = kF7;
+  expired.state = InstrumentState::kExpired;
+  md.OnEvent(expired);
+  EXPECT_EQ(md.state(kF7), InstrumentState::kExpired);
+  Event listed;
+  listed.seq = exchange::Seq{4};
+  listed.type = EventType::kInstrumentListed;
+  listed.instrument = kF7;
+  listed.state = InstrumentState::kOpen;
+  listed.price = Price{59'000};
+  listed.count = 20'797;
+  md.OnEvent(listed);
+  EXPECT_EQ(md.state(kF7), InstrumentState::kOpen);
+  EXPECT_EQ(md.reference_price(kF7), Price{59'000});
+  EXPECT_EQ(md.last_price(kF7), Price{0});
+  EXPECT_EQ(md.volume(kF7), Quantity{0});
+  EXPECT_TRUE(Levels(md, kF7, Side::kBuy).empty());
+  EXPECT_TRUE(TradeIds(md, kF7, 10).empty());
+  md.OnEvent(Trade(5, kF7, 2, 59'000, 3, Side::kBuy));
+  EXPECT_EQ(TradeIds(md, kF7, 10), std::vector<uint64_t>{2});
+  EXPECT_EQ(md.volume(kF7), Quantity{3});
+  EXPECT_EQ(md.state(kZ6), InstrumentState::kOpen);
+}
+
 TEST(MarketDataStore, UnknownInstrumentIsIgnored) {
   MarketDataStore md(TwoInstruments());
   for (const uint32_t id : {0u, 3u, 1'000u, 4'000'000'000u}) {

@@ -615,6 +615,10 @@ TEST(PbBadInput, EachCaseGetsItsExactAnswerAndChangesNoState) {
   auto b = LogOn(server.port(), DemoLogonOptOut("trader-b"));
   ASSERT_TRUE(b.has_value()) << b.error().ToString();
   client::Client& observer = *b.value();
+  // The seqs of the first and the last good command. The server sequences
+  // commands of its own first (the spot listings of its first cycle).
+  uint64_t first_good = 0;
+  uint64_t last_good = 0;
   for (std::size_t i = 0; i < std::size(kCases); ++i) {
     const BadInput& c = kCases[i];
     SCOPED_TRACE(std::string("case ") + c.name);
@@ -622,14 +626,20 @@ TEST(PbBadInput, EachCaseGetsItsExactAnswerAndChangesNoState) {
     auto ack = SendOrder(observer, GoodOrder(i));
     ASSERT_TRUE(ack.has_value()) << ack.error().ToString();
     ASSERT_EQ(ack.value().exec_type(), w::EXEC_TYPE_NEW);
+    if (i == 0) first_good = ack.value().seq();
+    last_good = ack.value().seq();
   }
   b.value().reset();
   ASSERT_TRUE(server.Stop().ok());
 
+  // Equal to a server that ran only the good commands (the same server
+  // commands first): no bad case added a seq before the first good command.
   const Final good = RunGoodCommandsOnly();
   EXPECT_EQ(server.state_hash(), good.state_hash);
   EXPECT_EQ(server.last_seq(), good.last_seq);
-  EXPECT_EQ(server.last_seq(), std::size(kCases));
+  // Nor between or after the good commands: one seq each, the last one last.
+  EXPECT_EQ(last_good - first_good + 1, std::size(kCases));
+  EXPECT_EQ(server.last_seq(), last_good);
 }
 
 }  // namespace

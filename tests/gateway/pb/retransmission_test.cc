@@ -78,7 +78,9 @@ std::vector<w::Envelope> Slice(const std::vector<w::Envelope>& v,
 // The script every test follows. trader-a (a) rests two buys, trader-c (c)
 // sells into them over several commands, a cancels what is left. Every
 // command is one seq; `a_messages` is how many sequenced messages it
-// causes for a.
+// causes for a. The server sequences commands of its own before the
+// script's (the spot listings of its first cycle), so step k is sequenced
+// as base + k, where base is Market::base().
 enum class Who { kA, kC };
 struct Step {
   Who who;
@@ -88,20 +90,21 @@ struct Step {
 
 std::vector<Step> Script(uint64_t a_order2_id) {
   return {
-      {Who::kA, NewOrder(1, w::SIDE_BUY, kPrice, 5), 1},           // seq 1
-      {Who::kA, NewOrder(2, w::SIDE_BUY, kPrice - kTick, 4), 1},   // seq 2
-      {Who::kC, NewOrder(1, w::SIDE_SELL, kPrice, 2), 1},          // seq 3
-      {Who::kC, NewOrder(2, w::SIDE_SELL, kPrice - kTick, 4), 2},  // seq 4
-      {Who::kC, NewOrder(3, w::SIDE_SELL, kPrice - kTick, 1), 1},  // seq 5
-      {Who::kC, NewOrder(4, w::SIDE_SELL, kPrice - kTick, 1), 1},  // seq 6
-      {Who::kA, Cancel(3, a_order2_id), 1},                        // seq 7
+      {Who::kA, NewOrder(1, w::SIDE_BUY, kPrice, 5), 1},           // base + 1
+      {Who::kA, NewOrder(2, w::SIDE_BUY, kPrice - kTick, 4), 1},   // base + 2
+      {Who::kC, NewOrder(1, w::SIDE_SELL, kPrice, 2), 1},          // base + 3
+      {Who::kC, NewOrder(2, w::SIDE_SELL, kPrice - kTick, 4), 2},  // base + 4
+      {Who::kC, NewOrder(3, w::SIDE_SELL, kPrice - kTick, 1), 1},  // base + 5
+      {Who::kC, NewOrder(4, w::SIDE_SELL, kPrice - kTick, 1), 1},  // base + 6
+      {Who::kA, Cancel(3, a_order2_id), 1},                        // base + 7
   };
 }
-// The order id a's second order gets (seq 2's order).
+// The order id a's second order gets (step 2's order).
 constexpr uint64_t kAOrder2 = 2;
 
 // A server with trader-a (a) and trader-c (c) logged on, both opting out of
 // cancel on disconnect, so leaving changes nothing in the book.
+// REQUIRES: Run(0, ...) with a connected comes first; it learns base().
 class Market {
  public:
   void Open() {
@@ -135,10 +138,19 @@ class Market {
       }
       if (a_ != nullptr) {
         for (w::Envelope& e : TakeSequenced(*a_, s.a_messages)) {
+          if (i == 0) LearnBase(e);
           a_seen->push_back(std::move(e));
         }
       }
     }
+  }
+
+  // The last seq before the script's first command; step k (1-based) is
+  // sequenced as base() + k.
+  uint64_t base() const { return base_; }
+  // The position of step k's message `index` for a.
+  Position At(uint64_t k, uint32_t index = 0) const {
+    return Position{base_ + k, index};
   }
 
   // Ends a's session the way a client that drops does, and waits until the
@@ -173,9 +185,18 @@ class Market {
   }
 
  private:
+  // Step 1 is the first command a client sends, so its seq is base + 1.
+  void LearnBase(const w::Envelope& first) {
+    const std::optional<Position> p = PositionOf(first);
+    ASSERT_TRUE(p.has_value()) << Describe(first);
+    ASSERT_GE(p->seq, 1u);
+    base_ = p->seq - 1;
+  }
+
   TestServer server_;
   ClientPtr a_;
   ClientPtr c_;
+  uint64_t base_ = 0;
 };
 
 // What a session connected throughout the whole script receives.
@@ -198,11 +219,11 @@ TEST_F(PbRetransmissionTest, MissedMessagesArriveExactlyAsALiveSessionGotThem) {
   ASSERT_EQ(live.size(), 8u) << Dump(live);
 
   std::vector<w::Envelope> seen;
-  m_.Run(0, 3, &seen);  // seqs 1-3 live
+  m_.Run(0, 3, &seen);  // steps 1-3 live
   ASSERT_EQ(seen.size(), 3u);
   const std::optional<Position> last = PositionOf(seen.back());
   m_.DropA();
-  m_.Run(3, 5, nullptr);  // seqs 4-5 while away: 3 messages for a
+  m_.Run(3, 5, nullptr);  // steps 4-5 while away: 3 messages for a
   m_.ReconnectA(last);
   // A live message races the retransmission; it must come after it.
   ASSERT_TRUE(m_.c().Send(Script(kAOrder2)[5].message).ok());
@@ -210,10 +231,10 @@ TEST_F(PbRetransmissionTest, MissedMessagesArriveExactlyAsALiveSessionGotThem) {
   w::RetransmissionComplete done;
   const std::vector<w::Envelope> resent = TakeRetransmission(m_.a(), &done);
   EXPECT_EQ(done.messages(), 3u);
-  EXPECT_EQ(done.through_seq(), 5u);
+  EXPECT_EQ(done.through_seq(), m_.base() + 5);
   ExpectSameMessages(resent, Slice(live, 3, 6));
 
-  // Then live: seq 6's trade, then a's cancel.
+  // Then live: step 6's trade, then a's cancel.
   std::vector<w::Envelope> after = TakeSequenced(m_.a(), 1);
   ASSERT_TRUE(m_.a().Send(Script(kAOrder2)[6].message).ok());
   for (w::Envelope& e : TakeSequenced(m_.a(), 1)) after.push_back(std::move(e));
@@ -229,17 +250,17 @@ TEST_F(PbRetransmissionTest, ResumeAfterSeqZeroResendsEverything) {
   w::RetransmissionComplete done;
   ExpectSameMessages(TakeRetransmission(m_.a(), &done), seen);
   EXPECT_EQ(done.messages(), 6u);
-  EXPECT_EQ(done.through_seq(), 5u);
+  EXPECT_EQ(done.through_seq(), m_.base() + 5);
 }
 
 TEST_F(PbRetransmissionTest, ResumeInsideOneCommandsMessagesSkipsByIndex) {
   std::vector<w::Envelope> seen;
   m_.Run(0, 5, &seen);
   ASSERT_EQ(seen.size(), 6u);
-  ASSERT_EQ(PositionOf(seen[3]), (Position{4, 0}));
-  ASSERT_EQ(PositionOf(seen[4]), (Position{4, 1}));
+  ASSERT_EQ(PositionOf(seen[3]), m_.At(4, 0));
+  ASSERT_EQ(PositionOf(seen[4]), m_.At(4, 1));
   m_.DropA();
-  m_.ReconnectA(Position{4, 0});
+  m_.ReconnectA(m_.At(4, 0));
   w::RetransmissionComplete done;
   ExpectSameMessages(TakeRetransmission(m_.a(), &done), Slice(seen, 4, 6));
   EXPECT_EQ(done.messages(), 2u);
@@ -253,7 +274,7 @@ TEST_F(PbRetransmissionTest, ResumeAtTheLastPositionResendsNothing) {
   w::RetransmissionComplete done;
   EXPECT_TRUE(TakeRetransmission(m_.a(), &done).empty());
   EXPECT_EQ(done.messages(), 0u);
-  EXPECT_EQ(done.through_seq(), 5u);
+  EXPECT_EQ(done.through_seq(), m_.base() + 5);
 }
 
 TEST_F(PbRetransmissionTest, LogonWithoutResumeGetsOnlyLiveMessages) {
@@ -280,7 +301,7 @@ TEST_F(PbRetransmissionTest, ResumeWorksFromTheJournalAfterARestart) {
   m_.ReconnectA(Position{0, 0});
   w::RetransmissionComplete done;
   ExpectSameMessages(TakeRetransmission(m_.a(), &done), seen);
-  EXPECT_EQ(done.through_seq(), 5u);
+  EXPECT_EQ(done.through_seq(), m_.base() + 5);
   w::Envelope logout;
   logout.mutable_logout();
   ASSERT_TRUE(m_.a().Send(logout).ok());
@@ -295,7 +316,7 @@ TEST_F(PbRetransmissionTest, ResumeWorksFromTheJournalAfterARestart) {
   std::vector<w::Envelope> more;
   m_.Run(5, 6, &more);
   ASSERT_EQ(more.size(), 1u);
-  EXPECT_EQ(PositionOf(more[0]), (Position{6, 0}));
+  EXPECT_EQ(PositionOf(more[0]), m_.At(6));
   EXPECT_EQ(more[0].execution_report().cum_quantity(), 3);
 }
 

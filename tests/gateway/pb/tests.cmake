@@ -7,7 +7,9 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/frame_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_entry_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/reference_desk_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/retransmission_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/session_test.cc)
 list(APPEND GATEWAY_TEST_LIBS
-  cfx::gateway_server cfx::gateway_client cfx::gateway_pb)
+  cfx::gateway_server cfx::gateway_client cfx::gateway_pb
+  cfx::gateway_attest)

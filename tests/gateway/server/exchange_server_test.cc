@@ -12,20 +12,28 @@ namespace {
 TEST(ServerLifecycle, RestartRecoversTheSameStateHashAndSeq) {
   TestServer server;
   ASSERT_TRUE(server.Start().ok());
+  // The seqs of the two orders: after the server's own commands (the spot
+  // listings of its first cycle), and the last commands before the stop
+  // (both users opt out of cancel on disconnect).
+  uint64_t buy_seq = 0;
+  uint64_t sell_seq = 0;
   {
     auto a = LogOn(server.port(), DemoLogonOptOut("trader-a"));
     auto c = LogOn(server.port(), DemoLogonOptOut("trader-c"));
     ASSERT_TRUE(a.has_value()) << a.error().ToString();
     ASSERT_TRUE(c.has_value()) << c.error().ToString();
-    ASSERT_TRUE(
-        SendOrder(*a.value(), NewOrder(1, w::SIDE_BUY, kPrice, 5)).has_value());
-    ASSERT_TRUE(SendOrder(*c.value(), NewOrder(1, w::SIDE_SELL, kPrice, 2))
-                    .has_value());
+    auto buy = SendOrder(*a.value(), NewOrder(1, w::SIDE_BUY, kPrice, 5));
+    ASSERT_TRUE(buy.has_value()) << buy.error().ToString();
+    auto sell = SendOrder(*c.value(), NewOrder(1, w::SIDE_SELL, kPrice, 2));
+    ASSERT_TRUE(sell.has_value()) << sell.error().ToString();
+    buy_seq = buy.value().seq();
+    sell_seq = sell.value().seq();
   }
+  EXPECT_EQ(sell_seq, buy_seq + 1);
   ASSERT_TRUE(server.Stop().ok());
   const uint64_t hash = server.state_hash();
   const uint64_t seq = server.last_seq();
-  EXPECT_EQ(seq, 2u);
+  EXPECT_EQ(seq, sell_seq);
 
   ASSERT_TRUE(server.Start().ok());
   EXPECT_EQ(server.server().recovery().last_seq.value, seq);

@@ -1,10 +1,12 @@
 # gateway/server: the whole exchange in process (ExchangeServer) and
 # cfx-exchanged as a child process (end_to_end_test.cc). server_fixture.cc
-# holds the helpers the gateway/pb tests share.
+# holds the helpers the gateway/pb tests share. spot_listing_test.cc also
+# drives a FIX client (tests/gateway/fix/fix_test_client.h).
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc
+  ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc)
 list(APPEND GATEWAY_TEST_LIBS
   cfx::gateway_server cfx::gateway_client cfx::gateway_pb)
 

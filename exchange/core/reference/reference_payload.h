@@ -1,0 +1,103 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "exchange/core/status.h"
+#include "exchange/core/types.h"
+
+namespace cfx::exchange {
+
+// Reference data enters the exchange as a Command of type kReferenceData
+// whose variable-length payload is journaled with it (docs/journal.md). The
+// payload is one of the messages below in a small binary encoding:
+//
+//   u8 format version (1) | u8 kind (ReferenceKind) | fields in order
+//
+// integers little-endian, strings as u16 length + bytes, no trailing bytes.
+// The gateway builds payloads from the authenticated session (the acting
+// firm is never taken from a client's field); the registry decodes them.
+inline constexpr uint8_t kReferencePayloadVersion = 1;
+inline constexpr std::size_t kReferencePayloadMaxBytes = 8'192;
+
+enum class ReferenceKind : uint8_t {
+  kNone = 0,
+  kRatingSet = 1,
+  kRatingRevoke = 2,
+  kAttesterKeyRegister = 3,
+  kAttesterKeyRevoke = 4,
+  kAttestationSubmit = 5,
+};
+
+// Rating tiers, best first; numbers equal cfx.config.v1.RatingTier.
+enum class Tier : uint8_t {
+  kNone = 0,
+  kPlatinum = 1,
+  kGold = 2,
+  kSilver = 3,
+  kBronze = 4,
+  kUnderperform = 5,
+};
+
+// Rating agency: operator `operator_firm` is rated `tier` for
+// [effective, expires). `agency` is the submitting user's firm; `reference`
+// is the agency's own id of the rating, unique per operator.
+struct RatingSet {
+  std::string operator_firm;
+  Tier tier = Tier::kNone;
+  Timestamp effective;
+  Timestamp expires;
+  std::string agency;
+  std::string reference;
+};
+
+// Rating agency: withdraws the operator's rating `reference`.
+struct RatingRevoke {
+  std::string operator_firm;
+  std::string reference;
+  std::string agency;
+};
+
+// Admin: registers an attester's Ed25519 public key under its id
+// (gateway/attest computes the id from the key).
+struct AttesterKeyRegister {
+  std::string key_id;
+  std::string public_key;  // 32 raw bytes
+  std::string attester;    // the attester firm, e.g. "ATTEST"
+};
+
+// Admin: revokes a key. Attestations signed with it stop counting.
+struct AttesterKeyRevoke {
+  std::string key_id;
+};
+
+// Provider: submits an attestation whose signature the gateway has verified
+// against the registered key. `canonical` is the signed canonical encoding
+// (exchange/core/reference/attestation.h); `submitter` is the submitting
+// session's firm.
+struct AttestationSubmit {
+  std::string submitter;
+  std::string canonical;
+  std::string signature;  // 64 raw bytes
+};
+
+using ReferenceMessage =
+    std::variant<RatingSet, RatingRevoke, AttesterKeyRegister,
+                 AttesterKeyRevoke, AttestationSubmit>;
+
+// Returns the payload, or "" (which never decodes) when `m` cannot be
+// encoded: a string longer than the u16 length allows (65,535 bytes) or a
+// payload longer than kReferencePayloadMaxBytes. Field values are not
+// checked: the registry judges them (a tier above kUnderperform encodes,
+// and then does not decode).
+std::string EncodeReferencePayload(const ReferenceMessage& m);
+
+// kInvalidArgument naming what is wrong (version, kind, a truncated field,
+// trailing bytes, a length above kReferencePayloadMaxBytes, an unknown tier,
+// i.e. one above kUnderperform; Tier::kNone decodes and the registry
+// rejects it).
+Result<ReferenceMessage> DecodeReferencePayload(std::string_view bytes);
+
+}  // namespace cfx::exchange
