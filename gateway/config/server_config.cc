@@ -726,19 +726,7 @@ class Builder {
         if (!tick.has_value()) return tick.error();
         ic.tick = tick.value();
       }
-      ic.max_price = exchange::Price{kDefaultMaxPriceUnits};
-      if (!f.max_price().empty()) {
-        Result<exchange::Price> max =
-            ParsePrice(path.Field("max_price"), f.max_price());
-        if (!max.has_value()) return max.error();
-        ic.max_price = max.value();
-      }
-      if (ic.max_price.units % ic.tick.units != 0) {
-        return Error(path.Field("max_price"),
-                     FormatPrice(ic.max_price) +
-                         " is not a multiple of the tick " +
-                         FormatPrice(ic.tick));
-      }
+      CFX_RETURN_IF_ERROR(MaxPrice(path, f.max_price(), &ic));
       ic.reference_price = grade.initial_reference;
       if (ic.reference_price.units % ic.tick.units != 0) {
         return Error(path.Field("tick"),
@@ -793,6 +781,24 @@ class Builder {
           ++year;
         }
       }
+    }
+    return Status::Ok();
+  }
+
+  // ic->max_price from `text` (empty = $100.00), a multiple of ic->tick.
+  Status MaxPrice(const FieldPath& path, const std::string& text,
+                  exchange::InstrumentConfig* ic) const {
+    ic->max_price = exchange::Price{kDefaultMaxPriceUnits};
+    if (!text.empty()) {
+      Result<exchange::Price> max = ParsePrice(path.Field("max_price"), text);
+      if (!max.has_value()) return max.error();
+      ic->max_price = max.value();
+    }
+    if (ic->max_price.units % ic->tick.units != 0) {
+      return Error(path.Field("max_price"),
+                   FormatPrice(ic->max_price) +
+                       " is not a multiple of the tick " +
+                       FormatPrice(ic->tick));
     }
     return Status::Ok();
   }
@@ -854,19 +860,7 @@ class Builder {
     exchange::InstrumentConfig ic;
     ic.kind = exchange::InstrumentKind::kSpot;
     ic.tick = exchange::Price{kDefaultTickUnits};
-    ic.max_price = exchange::Price{kDefaultMaxPriceUnits};
-    if (!sp.max_price().empty()) {
-      Result<exchange::Price> max =
-          ParsePrice(path.Field("max_price"), sp.max_price());
-      if (!max.has_value()) return max.error();
-      ic.max_price = max.value();
-    }
-    if (ic.max_price.units % ic.tick.units != 0) {
-      return Error(path.Field("max_price"),
-                   FormatPrice(ic.max_price) +
-                       " is not a multiple of the tick " +
-                       FormatPrice(ic.tick));
-    }
+    CFX_RETURN_IF_ERROR(MaxPrice(path, sp.max_price(), &ic));
     CFX_RETURN_IF_ERROR(OrderBounds(path, sp, &ic));
     ic.initial_state = exchange::InstrumentState::kNone;
     for (size_t g = 0; g < out_.grades.size(); ++g) {
