@@ -9,11 +9,14 @@
 //   cfx-bench fix [--sessions N] [--orders N] [--window N] [--rate R]
 //                 [--target both|gateway|bare] [--runs N] [--dir D] [--json]
 //                 [--smoke]
+//   cfx-bench index [--trades N] [--runs N] [--seed S] [--json] [--smoke]
 //
 // Exits 0 when every workload ran and verified (no rejects, identical state
 // hash across passes and with the generator's engine; for the journal, the
 // replayed and restarted state equal to the run's; for the gateway and fix,
-// every order acknowledged once and none refused), 1 otherwise.
+// every order acknowledged once and none refused; for the index, a Level 1a
+// print of the expected trades, equal across runs and to ComputeFixing()'s),
+// 1 otherwise.
 
 #include <sched.h>
 
@@ -30,6 +33,7 @@
 #include "bench/engine_workloads.h"
 #include "bench/fix_bench.h"
 #include "bench/gateway_bench.h"
+#include "bench/index_bench.h"
 #include "bench/journal_bench.h"
 
 namespace cfx::bench {
@@ -266,6 +270,22 @@ int RunJournal(const JournalArgs& args) {
                    : "STATE HASH MISMATCH");
   }
   return ok ? 0 : 1;
+}
+
+struct IndexArgs {
+  IndexBenchOptions options;
+  bool json = false;
+};
+
+int RunIndex(const IndexArgs& args) {
+  Result<IndexBenchResult> r = RunIndexBench(args.options);
+  if (!r.has_value()) {
+    std::fprintf(stderr, "cfx-bench index: %s\n", r.error().ToString().c_str());
+    return 1;
+  }
+  (args.json ? PrintIndexJson : PrintIndexHuman)(stdout, args.options,
+                                                 r.value());
+  return r.value().problems.empty() ? 0 : 1;
 }
 
 // The command line of a benchmark that runs `runs` times and reports
@@ -544,9 +564,32 @@ int main(int argc, char** argv) {
   fix->add_flag("-q,--quiet", fargs.options.quiet,
                 "No progress lines on stderr");
 
+  cfx::bench::IndexArgs iargs;
+  CLI::App* index_cmd = app.add_subcommand(
+      "index",
+      "Time the CFX index fixing of one day's spot trades in an in-memory "
+      "index service (target: <= 0.5 s for 1M trades) and the cost of taking "
+      "in each trade");
+  index_cmd
+      ->add_option("--trades", iargs.options.trades,
+                   "Spot trades of the fixed day (default 1M; smoke 20k)")
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{20'000'000}));
+  index_cmd
+      ->add_option("--runs", iargs.options.runs, "Runs; medians are reported")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  index_cmd->add_option("--seed", iargs.options.seed, "Seed of the workload")
+      ->capture_default_str();
+  index_cmd->add_flag("--json", iargs.json, "One JSON object per run set");
+  index_cmd->add_flag("--smoke", iargs.options.smoke,
+                      "20k trades: a quick check");
+  index_cmd->add_flag("-q,--quiet", iargs.options.quiet,
+                      "No progress lines on stderr");
+
   CLI11_PARSE(app, argc, argv);
   if (engine->parsed()) return cfx::bench::RunEngine(args);
   if (journal->parsed()) return cfx::bench::RunJournal(jargs);
+  if (index_cmd->parsed()) return cfx::bench::RunIndex(iargs);
   if (gateway->parsed()) {
     gargs.runs_given = gateway->count("--runs") > 0;
     return cfx::bench::RunGateway(gargs);

@@ -53,6 +53,8 @@ std::string TypeName(CommandType t) {
       return "REFERENCE_DATA";
     case CommandType::kReportFailure:
       return "REPORT_FAILURE";
+    case CommandType::kIndexFixing:
+      return "INDEX_FIXING";
   }
   return Unknown(static_cast<unsigned>(t));
 }

@@ -29,6 +29,25 @@ int Sequencer::DoWork() {
   batch_.clear();
   Timestamp now = clock_.Now();
   if (now < last_ts_) now = last_ts_;
+  if (options_.index_fixing_utc_seconds >= 0) {
+    constexpr int64_t kDay = 86'400'000'000'000;
+    const int64_t offset = options_.index_fixing_utc_seconds * 1'000'000'000;
+    if (next_fixing_ns_ == 0) {
+      // As for the session end below: the first fixing after the last
+      // journaled command, so a fixing passed while down still fires.
+      const int64_t base = last_ts_.nanos != 0 ? last_ts_.nanos : now.nanos;
+      const int64_t day_start = base - ((base % kDay) + kDay) % kDay;
+      next_fixing_ns_ = day_start + offset;
+      if (next_fixing_ns_ <= base) next_fixing_ns_ += kDay;
+    }
+    while (now.nanos >= next_fixing_ns_ && batch_.size() < options_.max_batch) {
+      Command f;
+      f.type = CommandType::kIndexFixing;
+      f.target = static_cast<uint64_t>(next_fixing_ns_ / kDay);
+      batch_.push_back(f);
+      next_fixing_ns_ += kDay;
+    }
+  }
   if (options_.session_end_utc_seconds >= 0) {
     constexpr int64_t kDay = 86'400'000'000'000;
     const int64_t offset = options_.session_end_utc_seconds * 1'000'000'000;

@@ -36,6 +36,13 @@ struct SequencerOptions {
   // while the exchange was down fires at the next start. Negative = none.
   // Default: 21:00 UTC, the daily settlement time (DESIGN.md §5).
   int64_t session_end_utc_seconds = 21 * 3600;
+  // Time of day (UTC, seconds after midnight) of the daily index fixing
+  // (DESIGN.md §4): at each, the sequencer journals an IndexFixing command
+  // naming the day, ahead of every command stamped at or after that
+  // instant, so a trade at exactly the fixing time belongs to the next day.
+  // Fixings passed while the exchange was down fire at the next start, one
+  // per day. Negative = none (the default; the server sets 21:00).
+  int64_t index_fixing_utc_seconds = -1;
   // At start and at each 00:00 UTC: the instruments delivering today expire
   // and the next listing_days delivery days are listed, as sequenced
   // commands (SetInstrumentState Expired, ListInstrument).
@@ -106,6 +113,7 @@ class Sequencer {
   Timestamp last_ts_;
   const std::atomic<int64_t>* wakeup_ = nullptr;
   int64_t next_session_end_ns_ = 0;  // 0 = not yet computed
+  int64_t next_fixing_ns_ = 0;       // 0 = not yet computed
   int64_t listed_today_ = -1;        // the UTC day last reconciled
   void ReconcileSpot(int64_t today);
   int64_t last_timer_ns_ = 0;

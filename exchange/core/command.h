@@ -24,6 +24,9 @@ enum class CommandType : uint8_t {
   kReferenceData = 10,
   // Spot: a party reports a delivery failure; the trade is busted.
   kReportFailure = 11,
+  // The index fixing time of a day has come (DESIGN.md §4): the index
+  // service fixes every grade when it sees the result. Sequencer only.
+  kIndexFixing = 12,
 };
 
 // Order flags.
@@ -55,6 +58,7 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //                        quantity (payload length in bytes)
 //   kReportFailure:      account (the reporting party), target (trade id),
 //                        client_order_id (the request's token, echoed)
+//   kIndexFixing:        target (the fixing's day: days since 1970-01-01)
 struct Command {
   Seq seq;       // stamped by the sequencer
   Timestamp ts;  // stamped by the sequencer: the only clock the engine sees

@@ -624,6 +624,8 @@ class Apply {
           e.counter_leaves = o.leaves;
           e.counter_filled = o.filled;
           if (b.delivery_day != 0) {
+            const AccountId seller = IsBuy(t.side) ? o.account : t.account;
+            e.count = RowOf(seller, b.config.grade).milli_tokens;
             RecordSpotTrade(b, e.trade_id, inst, t.account, o.account,
                             IsBuy(t.side), level_price, q);
           }
@@ -733,6 +735,7 @@ class Apply {
   void ListInstrument();
   void ReferenceData();
   void ReportFailure();
+  void IndexFixing();
 
   // ---- spot trades ----
   void RecordSpotTrade(const Book& b, TradeId id, InstrumentId inst,
@@ -971,6 +974,9 @@ void Apply::Run(const Command& cmd, EventSink& out) {
       break;
     case CommandType::kReportFailure:
       ReportFailure();
+      break;
+    case CommandType::kIndexFixing:
+      IndexFixing();
       break;
     case CommandType::kTimer: {
       Event& e = Base(EventType::kTimerDone);
@@ -1392,6 +1398,16 @@ void Apply::ReportFailure() {
   e.side = it->buyer == c.account.value ? Side::kBuy : Side::kSell;
   e.client_order_id = c.client_order_id;
   e.count = static_cast<uint32_t>(it->day);
+}
+
+void Apply::IndexFixing() {
+  const Command& c = *s_.cmd;
+  const uint64_t day = c.target;
+  if (day == 0 || day > 2'932'896) {
+    return Reject(RejectCode::kInvalidFixingDay);
+  }
+  Event& e = Base(EventType::kIndexFixing);
+  e.count = static_cast<uint32_t>(day);
 }
 
 void Apply::ReferenceData() {

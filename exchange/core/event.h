@@ -29,6 +29,7 @@ enum class EventType : uint8_t {
   kInstrumentListed = 10,   // kListInstrument applied
   kReferenceAccepted = 11,  // kReferenceData accepted
   kTradeBusted = 12,        // kReportFailure: the spot trade is busted
+  kIndexFixing = 13,        // kIndexFixing: count = the fixing's day
   // Consequences.
   kTrade = 20,               // one match; account/order = aggressor,
                              // counter_* = resting order
@@ -57,7 +58,10 @@ enum class EventType : uint8_t {
 //                     removed), leaves, filled
 //   kTrade:           trade_id, instrument, side (aggressor), price,
 //                     quantity; aggressor account/order/client/leaves/filled;
-//                     resting counter_account/.../counter_filled
+//                     resting counter_account/.../counter_filled; spot
+//                     only: count = the seller's attested output tokens/s
+//                     per GPU for the grade, in thousandths (the mean over
+//                     its nodes that meet the grade; 0 = none)
 //   kBookLevel:       instrument, side, price, quantity (aggregate), count
 //                     (orders at the level)
 //   kMassCancelDone:  account, instrument (0 = all), count,
@@ -73,6 +77,7 @@ enum class EventType : uint8_t {
 //                     counter_account (seller), side (of the reporting
 //                     party), client_order_id (the command's), count
 //                     (delivery day)
+//   kIndexFixing:     count (the fixing's day: days since 1970-01-01)
 //   kEligibilityChanged: account, count (grade index), reason (Eligibility),
 //                     quantity (attested nodes meeting the grade)
 //   kRejected of a new spot sell for kGradeNotEligible: count = the

@@ -74,6 +74,8 @@ std::string_view RejectCodeName(RejectCode code) noexcept {
       return "INVALID_STATE_TRANSITION";
     case RejectCode::kInvalidListing:
       return "INVALID_LISTING";
+    case RejectCode::kInvalidFixingDay:
+      return "INVALID_FIXING_DAY";
     case RejectCode::kMalformedReferenceData:
       return "MALFORMED_REFERENCE_DATA";
     case RejectCode::kUnknownOperator:

@@ -57,6 +57,8 @@ enum class RejectCode : uint16_t {
   // A listing on an instrument slot that holds a live instrument, or with a
   // bad delivery day (spot listing calendar).
   kInvalidListing = 4004,
+  // An index fixing command with a day outside 1970-01-02 .. 9999-12-31.
+  kInvalidFixingDay = 4005,
 
   // 5xxx: reference data (ratings, attester keys, attestations) and the spot
   // trade life cycle. docs/attestations.md.

@@ -1,6 +1,7 @@
 // cfx: the command-line tool of DESIGN.md §6 (docs/cli.md). Each subcommand
 // group registers itself on the root app and reports its exit code:
-// `journal` (exchange/journal_tool.h) reads a journal on disk; the others
+// `journal` (exchange/journal_tool.h) and `index recompute`
+// (gateway/cli/index_tool.h) read a data dir on disk; the others
 // (gateway/cli/commands.h) talk to the protobuf gateway. Exit codes: 0
 // success, 1 refused by the exchange or a failed check, 2 bad arguments,
 // 3 connection or logon failure, 4 timeout. An error is one line on stderr.
@@ -12,6 +13,7 @@
 #include "exchange/journal_tool.h"
 #include "gateway/cli/attest_commands.h"
 #include "gateway/cli/commands.h"
+#include "gateway/cli/index_tool.h"
 #include "gateway/config/server_config.h"
 
 namespace {
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
       });
   CLI::App* attest = cli::AddAttestCommands(app, &exit_code);
   cli::AddGatewayCommands(app, &exit_code, attest);
+  cli::AddIndexRecompute(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,6 +26,7 @@
 #include "gateway/cli/text.h"
 #include "gateway/client/client.h"
 #include "gateway/client/decimal.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/password.h"
 
 namespace cfx::gateway::cli {
@@ -1089,6 +1090,166 @@ int RunReportFailure(const GlobalOptions& g, uint64_t trade_id) {
       });
 }
 
+// ------------------------------------------------------------------ index
+
+struct IndexArgs {
+  std::string grade;
+  std::string from;
+  std::string to;
+  std::string date;
+};
+
+// A usage error for a grade that is not printable ASCII without spaces
+// (protobuf strings must be UTF-8: such a name could not even be sent), else
+// kExitOk. Whether the grade exists is the exchange's answer.
+int CheckGrade(const std::string& grade) {
+  for (const char ch : grade) {
+    if (ch <= 0x20 || ch >= 0x7f) {
+      return Fail(kExitUsage, "GRADE: not a grade name, e.g. B200-STD");
+    }
+  }
+  return kExitOk;
+}
+
+// A usage error for a date argument that is not YYYY-MM-DD, else kExitOk.
+int CheckDate(const std::string& date, const std::string& what) {
+  if (date.empty() || ParseDay(date).has_value()) return kExitOk;
+  return Fail(kExitUsage,
+              what + ": \"" + OneLine(date) + "\" is not a date (YYYY-MM-DD)");
+}
+
+// A refusal of index request `request_id`: printed (and as JSON with
+// --json); returns kExitRejected. kKeepWaiting for any other message.
+int IndexRefusal(Connection& c, const std::string& subject, uint64_t request_id,
+                 const w::Envelope& m) {
+  if (!m.has_reference_ack() || m.reference_ack().request_id() != request_id) {
+    return kKeepWaiting;
+  }
+  const w::ReferenceAck& ack = m.reference_ack();
+  if (c.json()) PrintJson(ProtoJson(ack));
+  return Fail(
+      kExitRejected,
+      subject + " rejected: " + ReasonText(EnumName(ack.reason()), ack.text()));
+}
+
+// Sends an IndexQuery and collects its IndexPrintLists into *out. Returns
+// kExitOk, or the exit code of a printed error.
+int QueryIndex(Connection& c, const std::string& grade, const std::string& from,
+               const std::string& to, std::vector<w::IndexPrint>* out) {
+  w::Envelope e;
+  w::IndexQuery* q = e.mutable_index_query();
+  q->set_request_id(RequestId());
+  q->set_grade(grade);
+  q->set_from_date(from);
+  q->set_to_date(to);
+  const uint64_t id = q->request_id();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await("index query", "the index prints", milliseconds(0),
+                 [&](const w::Envelope& m) {
+                   if (m.has_index_print_list() &&
+                       m.index_print_list().request_id() == id) {
+                     const w::IndexPrintList& l = m.index_print_list();
+                     out->insert(out->end(), l.prints().begin(),
+                                 l.prints().end());
+                     return l.more() ? kKeepWaiting : kExitOk;
+                   }
+                   return IndexRefusal(c, "index query", id, m);
+                 });
+}
+
+int RunIndexShow(const GlobalOptions& g, const IndexArgs& a) {
+  if (const int rc = CheckGrade(a.grade); rc != kExitOk) return rc;
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  std::vector<w::IndexPrint> prints;
+  if (const int rc = QueryIndex(c, a.grade, "", "", &prints); rc != kExitOk) {
+    return rc;
+  }
+  if (prints.empty()) {
+    return Fail(kExitRejected, "no print of CFX-" + a.grade + " yet");
+  }
+  Print(c.json() ? ProtoJson(prints.back()) + "\n"
+                 : IndexPrintText(prints.back()));
+  return kExitOk;
+}
+
+int RunIndexHistory(const GlobalOptions& g, const IndexArgs& a) {
+  if (const int rc = CheckGrade(a.grade); rc != kExitOk) return rc;
+  if (const int rc = CheckDate(a.from, "--from"); rc != kExitOk) return rc;
+  if (const int rc = CheckDate(a.to, "--to"); rc != kExitOk) return rc;
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  std::string to = a.to;
+  if (a.from.empty() && to.empty()) {
+    // No range: the days up to the latest print (the server's default span
+    // before to_date).
+    std::vector<w::IndexPrint> latest;
+    if (const int rc = QueryIndex(c, a.grade, "", "", &latest); rc != kExitOk) {
+      return rc;
+    }
+    if (latest.empty()) {
+      if (!c.json()) Print("no prints of CFX-" + a.grade + "\n");
+      return kExitOk;
+    }
+    to = latest.back().date();
+  }
+  std::vector<w::IndexPrint> prints;
+  if (const int rc = QueryIndex(c, a.grade, a.from, to, &prints);
+      rc != kExitOk) {
+    return rc;
+  }
+  if (c.json()) {
+    for (const w::IndexPrint& p : prints) PrintJson(ProtoJson(p));
+  } else if (prints.empty()) {
+    Print("no prints of CFX-" + a.grade + " in that range\n");
+  } else {
+    Print(IndexHistoryText(prints));
+  }
+  return kExitOk;
+}
+
+int RunIndexExplain(const GlobalOptions& g, const IndexArgs& a) {
+  if (const int rc = CheckGrade(a.grade); rc != kExitOk) return rc;
+  if (const int rc = CheckDate(a.date, "DATE"); rc != kExitOk) return rc;
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  w::IndexExplainRequest* r = e.mutable_index_explain_request();
+  r->set_request_id(RequestId());
+  r->set_grade(a.grade);
+  r->set_date(a.date);
+  const uint64_t id = r->request_id();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  // A long explanation comes in parts: the first has the print, the notes
+  // and the partitions; every part has more trades.
+  w::IndexExplanation x;
+  bool first = true;
+  const int rc = c.Await("index explain", "the index explanation",
+                         milliseconds(0), [&](const w::Envelope& m) {
+                           if (!m.has_index_explanation() ||
+                               m.index_explanation().request_id() != id) {
+                             return IndexRefusal(c, "index explain", id, m);
+                           }
+                           const w::IndexExplanation& part =
+                               m.index_explanation();
+                           if (first) {
+                             x = part;
+                             first = false;
+                           } else {
+                             x.mutable_trades()->MergeFrom(part.trades());
+                             x.mutable_excluded()->MergeFrom(part.excluded());
+                           }
+                           return part.more() ? kKeepWaiting : kExitOk;
+                         });
+  if (rc != kExitOk) return rc;
+  x.set_more(false);
+  Print(c.json() ? ProtoJson(x) + "\n" : IndexExplanationText(x));
+  return kExitOk;
+}
+
 // ------------------------------------------------------------------ admin
 
 struct ClockArgs {
@@ -1393,6 +1554,43 @@ void AddGatewayCommands(CLI::App& app, int* exit_code, CLI::App* attest) {
     rev->callback(
         [g, file, exit_code] { *exit_code = RunKeyRevoke(*g, *file); });
   }
+
+  // index (`index recompute`, which reads a data dir, is index_tool.h's)
+  CLI::App* index_group = nullptr;
+  for (CLI::App* sub : app.get_subcommands(
+           [](CLI::App* a) { return a->get_name() == "index"; })) {
+    index_group = sub;
+  }
+  if (index_group == nullptr) {
+    index_group = app.add_subcommand("index", "The CFX index (docs/cli.md)");
+    index_group->require_subcommand(1);
+  }
+  auto ia = std::make_shared<IndexArgs>();
+  CLI::App* ishow = index_group->add_subcommand(
+      "show", "Show the latest print of CFX-GRADE, with every field");
+  ishow->add_option("GRADE", ia->grade, "Grade, e.g. B200-STD")->required();
+  ishow->callback([g, ia, exit_code] { *exit_code = RunIndexShow(*g, *ia); });
+  CLI::App* ihistory = index_group->add_subcommand(
+      "history",
+      "One row per day (at most 1,000 days; default: those up to the latest "
+      "print)");
+  ihistory->add_option("GRADE", ia->grade, "Grade, e.g. B200-STD")->required();
+  ihistory->add_option("--from", ia->from,
+                       "First day, YYYY-MM-DD (default: 999 days before "
+                       "--to)");
+  ihistory->add_option("--to", ia->to,
+                       "Last day, YYYY-MM-DD (default: the latest print)");
+  ihistory->callback(
+      [g, ia, exit_code] { *exit_code = RunIndexHistory(*g, *ia); });
+  CLI::App* iexplain = index_group->add_subcommand(
+      "explain",
+      "How a print came about: notes, contributing trades (firms "
+      "anonymised), partitions, excluded trades");
+  iexplain->add_option("GRADE", ia->grade, "Grade, e.g. B200-STD")->required();
+  iexplain->add_option("DATE", ia->date,
+                       "Fixing date, YYYY-MM-DD (default: the latest print)");
+  iexplain->callback(
+      [g, ia, exit_code] { *exit_code = RunIndexExplain(*g, *ia); });
 
   // spot
   CLI::App* spot = app.add_subcommand("spot", "Spot trade life cycle");

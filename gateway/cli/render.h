@@ -47,6 +47,19 @@ std::string GradeJson(const wire::v1::Grade& g);
 std::string ClockText(const wire::v1::ClockReport& c);
 std::string ClockJson(const wire::v1::ClockReport& c);
 
+// The CFX index (docs/cli.md, "Index"). IndexPrintText: a title line
+// ("CFX-B200-STD 2026-12-05: 6.125 USD per GPU-hour, level 1A") and one
+// "label  value" line per field; at most kMaxTradeIdsShown trade ids, then
+// how many more.
+inline constexpr int kMaxTradeIdsShown = 20;
+std::string IndexPrintText(const wire::v1::IndexPrint& p);
+// One row per day: DATE, VALUE, LEVEL, TRADES, GPU_HOURS, RESTATED.
+std::string IndexHistoryText(const std::vector<wire::v1::IndexPrint>& prints);
+// The print, why each higher level did not apply, and tables of the
+// contributing trades, the partitions and the excluded trades (a table
+// only when it has rows).
+std::string IndexExplanationText(const wire::v1::IndexExplanation& x);
+
 // Pads each column of `rows` to its widest cell, two spaces apart; columns
 // whose index is in `right` are right-aligned. Trailing spaces are dropped.
 std::string FormatTable(const std::vector<std::vector<std::string>>& rows,

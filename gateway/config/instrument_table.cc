@@ -41,6 +41,30 @@ std::string FormatDate(int64_t day, char sep) {
 
 std::string FormatDay(int64_t day) { return FormatDate(day, '-'); }
 
+std::optional<int64_t> ParseDay(std::string_view date) {
+  if (date.size() != 10 || date[4] != '-' || date[7] != '-') {
+    return std::nullopt;
+  }
+  int64_t parts[3] = {0, 0, 0};
+  const std::size_t starts[3] = {0, 5, 8};
+  const std::size_t lens[3] = {4, 2, 2};
+  for (int i = 0; i < 3; ++i) {
+    for (std::size_t j = 0; j < lens[i]; ++j) {
+      const char c = date[starts[i] + j];
+      if (c < '0' || c > '9') return std::nullopt;
+      parts[i] = parts[i] * 10 + (c - '0');
+    }
+  }
+  const int64_t y = parts[0], m = parts[1], d = parts[2];
+  if (y < 1970 || m < 1 || m > 12 || d < 1) return std::nullopt;
+  static constexpr int kDays[12] = {31, 28, 31, 30, 31, 30,
+                                    31, 31, 30, 31, 30, 31};
+  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  const int64_t max_d = kDays[m - 1] + (m == 2 && leap ? 1 : 0);
+  if (d > max_d) return std::nullopt;
+  return internal::DaysFromCivil(y, m, d);
+}
+
 std::string SpotSymbol(std::string_view grade, int64_t day) {
   std::string s(grade);
   s += '-';

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -83,5 +84,9 @@ std::string SpotSymbol(std::string_view grade, int64_t day);
 
 // "YYYY-MM-DD" of `day` (days since 1970-01-01), proleptic Gregorian.
 std::string FormatDay(int64_t day);
+
+// The day (days since 1970-01-01) of a "YYYY-MM-DD" date between 1970-01-01
+// and 9999-12-31 that exists in the calendar; nullopt otherwise.
+std::optional<int64_t> ParseDay(std::string_view date);
 
 }  // namespace cfx::gateway

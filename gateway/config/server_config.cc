@@ -114,12 +114,12 @@ const ClearingMemberInfo* ServerConfig::FindClearingMember(
 }
 
 void ServerConfig::RebuildIndex() {
-  auto build = [](NameIndex& index, const auto& items, auto key) {
-    index.clear();
-    index.reserve(items.size());
+  auto build = [](NameIndex& by_name, const auto& items, auto key) {
+    by_name.clear();
+    by_name.reserve(items.size());
     for (size_t i = 0; i < items.size(); ++i) {
       const std::string& k = key(items[i]);
-      if (!k.empty()) index.emplace(k, i);  // first wins
+      if (!k.empty()) by_name.emplace(k, i);  // first wins
     }
   };
   build(instrument_by_symbol_, instruments,
@@ -181,8 +181,6 @@ std::optional<int64_t> ParseFixedDecimal(std::string_view text, int decimals) {
   return value;
 }
 
-namespace {
-
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant).
 int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   y -= m <= 2 ? 1 : 0;
@@ -192,8 +190,6 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + doe - 719468;
 }
-
-}  // namespace
 
 std::string LastWeekdayOfMonth(int year, int month) {
   const int64_t next_first = month == 12 ? DaysFromCivil(year + 1, 1, 1)
@@ -398,6 +394,7 @@ class Builder {
   Result<ServerConfig> Build() {
     CFX_RETURN_IF_ERROR(BuildNetwork());
     CFX_RETURN_IF_ERROR(BuildClock());
+    CFX_RETURN_IF_ERROR(BuildIndex());
     BuildLimitsAndSession();
     CFX_RETURN_IF_ERROR(BuildFirms());
     CFX_RETURN_IF_ERROR(BuildClearingMembers());
@@ -538,6 +535,30 @@ class Builder {
       return Error(clock.Field("session_end"),
                    Quote(c.session_end()) +
                        " is not a UTC time of day \"HH:MM\" (00:00-23:59)");
+    }
+    return Status::Ok();
+  }
+
+  Status BuildIndex() {
+    const pb::Index& x = in_.index();
+    const FieldPath index = Root().Field("index");
+    IndexSettings& out = out_.index;
+    if (!x.fixing_time().empty() &&
+        !ParseHourMinute(x.fixing_time(), &out.fixing_utc_seconds)) {
+      return Error(index.Field("fixing_time"),
+                   Quote(x.fixing_time()) +
+                       " is not a UTC time of day \"HH:MM\" (00:00-23:59)");
+    }
+    if (!x.restatement_until().empty() &&
+        !ParseHourMinute(x.restatement_until(),
+                         &out.restatement_until_utc_seconds)) {
+      return Error(index.Field("restatement_until"),
+                   Quote(x.restatement_until()) +
+                       " is not a UTC time of day \"HH:MM\" (00:00-23:59)");
+    }
+    if (out.restatement_until_utc_seconds < out.fixing_utc_seconds) {
+      return Error(index.Field("restatement_until"),
+                   "must not be before fixing_time");
     }
     return Status::Ok();
   }

@@ -121,6 +121,12 @@ struct SpotConfig {
   std::vector<exchange::InstrumentId> first_slot;
 };
 
+// The index (DESIGN.md §4; config.proto Index).
+struct IndexSettings {
+  int64_t fixing_utc_seconds = 21 * 3600;
+  int64_t restatement_until_utc_seconds = 23 * 3600;
+};
+
 struct NetworkConfig {
   std::string bind_address = "127.0.0.1";
   uint16_t fix_port = 9878;
@@ -165,6 +171,7 @@ struct ServerConfig {
   ClockConfig clock;
   SessionPolicy session;
   SpotConfig spot;
+  IndexSettings index;
   // Journal snapshot every N commands.
   uint64_t snapshot_every = 1'000'000;
 
@@ -241,6 +248,8 @@ std::optional<int64_t> ParseFixedDecimal(std::string_view text, int decimals);
 // "YYYY-MM-DD" of the last Monday-Friday of the month. REQUIRES: 1 <= month
 // <= 12.
 std::string LastWeekdayOfMonth(int year, int month);
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant).
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d);
 
 }  // namespace internal
 

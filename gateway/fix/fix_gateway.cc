@@ -24,8 +24,10 @@
 #include "gateway/config/server_config.h"
 #include "gateway/config/token_bucket.h"
 #include "gateway/fix/dictionary.h"
+#include "gateway/http/index_page.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
+#include "index/index_service.h"
 
 namespace cfx::gateway::fix {
 
@@ -333,6 +335,70 @@ std::string FormatFixTime(exchange::Timestamp t) {
   return buf;
 }
 
+std::vector<Field> IndexEntry(const index::Print& p, int64_t fixing_ns) {
+  // The CFX index tags of the dictionary (gateway/fix/spec/CFX-FIX44.xml).
+  enum : int {
+    kLevel = 5810,
+    kDisrupted = 5811,
+    kRevision = 5812,
+    kComputedAt = 5813,
+    kTradeCount = 5814,
+    kDistinctSellers = 5815,
+    kDistinctBuyers = 5816,
+    kGpuHours = 5817,
+    kP25 = 5818,
+    kP75 = 5819,
+    kPartitionsUsed = 5820,
+    kUsdPerMillionTokens = 5821,
+    kAttestedTokens = 5822,
+    kTradeIds = 5823,
+  };
+  std::vector<Field> e;
+  e.push_back({269, "3"});
+  if (p.has_value) e.push_back({270, FormatMicros(p.value_micros, 3)});
+  const std::string fixing = FormatFixTime(exchange::Timestamp{fixing_ns});
+  e.push_back({272, fixing.substr(0, 8)});  // YYYYMMDD
+  e.push_back({273, fixing.substr(9)});     // HH:MM:SS.sss
+  e.push_back({kLevel, std::string(index::LevelName(p.level))});
+  e.push_back({kDisrupted, p.level == index::Level::kDisrupted ? "Y" : "N"});
+  e.push_back({kRevision, Str(uint64_t{p.revision})});
+  e.push_back(
+      {kComputedAt, FormatFixTime(exchange::Timestamp{p.computed_at_ns})});
+  e.push_back({kTradeCount, Str(uint64_t{p.trade_count})});
+  e.push_back({kDistinctSellers, Str(uint64_t{p.sellers})});
+  e.push_back({kDistinctBuyers, Str(uint64_t{p.buyers})});
+  e.push_back({kGpuHours, Str(p.gpu_hours)});
+  // The level's input set is empty for 3, 4 and DISRUPTED.
+  if (index::FromTrades(p.level)) {
+    e.push_back({kP25, FormatMicros(p.p25_micros, 3)});
+    e.push_back({kP75, FormatMicros(p.p75_micros, 3)});
+  }
+  std::string partitions;
+  for (uint32_t k = 1; k <= 32; ++k) {
+    if (((p.partitions_used >> (k - 1)) & 1u) == 0) continue;
+    if (!partitions.empty()) partitions += ' ';
+    partitions += Str(uint64_t{k});
+  }
+  if (!partitions.empty()) e.push_back({kPartitionsUsed, partitions});
+  if (p.has_upm) {
+    e.push_back({kUsdPerMillionTokens,
+                 FormatMicros(p.usd_per_million_tokens_micros, 3)});
+  }
+  char tokens[32];
+  std::snprintf(
+      tokens, sizeof tokens, "%llu.%03llu",
+      static_cast<unsigned long long>(p.attested_milli_tokens / 1000),
+      static_cast<unsigned long long>(p.attested_milli_tokens % 1000));
+  e.push_back({kAttestedTokens, tokens});
+  std::string ids;
+  for (const uint64_t id : p.trade_ids) {
+    if (!ids.empty()) ids += ' ';
+    ids += Str(id);
+  }
+  if (!ids.empty()) e.push_back({kTradeIds, std::move(ids)});
+  return e;
+}
+
 // ------------------------------------------------------------------ state
 
 struct FixGateway::Pending {
@@ -370,6 +436,8 @@ struct FixGateway::SessionState {
     uint32_t instrument = 0;
     bool book = false;
     bool trades = false;
+    // >= 0: the CFX index of this grade (MDEntryType 3); instrument is 0.
+    int32_t index_grade = -1;
   };
   std::vector<Subscription> md;
   struct StatusSubscription {
@@ -1232,6 +1300,12 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
                             "SubscriptionRequestType(263) must be 0, 1 or 2");
   }
   const bool subscribe = sub_type == "1";
+  if (const Group* g = m.FindGroup(267)) {
+    for (const auto& entry : g->entries) {
+      const std::string* t = FindIn(entry, 269);
+      if (t != nullptr && *t == "3") return OnIndexRequest(s, m, subscribe);
+    }
+  }
   const auto depth = ParseU64(Get(m, 264));
   if (!depth || *depth > 1'000'000) {
     return MarketDataReject(s, req_id, 5,
@@ -1259,7 +1333,8 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
         return MarketDataReject(
             s, req_id, 8,
             "MDEntryType(269) " + (t ? *t : std::string()) +
-                " is not published; 0 (bid), 1 (offer) and 2 (trade) are");
+                " is not published; 0 (bid), 1 (offer), 2 (trade) and, for "
+                "CFX-<grade> index symbols, 3 (index value) are");
       }
     }
   }
@@ -1273,6 +1348,12 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
       const std::string* sym = FindIn(entry, 55);
       const InstrumentInfo* info =
           sym == nullptr ? nullptr : instruments_.Find(*sym);
+      if (info == nullptr && sym != nullptr && IndexGradeOf(*sym) >= 0) {
+        return MarketDataReject(s, req_id, 8,
+                                *sym +
+                                    " is an index: its one MDEntryType(269) "
+                                    "is 3 (index value), requested alone");
+      }
       if (info == nullptr) {
         return MarketDataReject(s, req_id, 0,
                                 "unknown Symbol(55) " + (sym ? *sym : ""));
@@ -1340,6 +1421,122 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     Send(s, w);
     if (subscribe) {
       ss.md.push_back({req_id, info->id.value, book, trades});
+    }
+  }
+}
+
+int32_t FixGateway::IndexGradeOf(const std::string& symbol) const {
+  static constexpr std::string_view kPrefix = "CFX-";
+  if (deps_.index == nullptr || symbol.size() <= kPrefix.size() ||
+      std::string_view(symbol).substr(0, kPrefix.size()) != kPrefix) {
+    return -1;
+  }
+  return deps_.index->FindGrade(
+      std::string_view(symbol).substr(kPrefix.size()));
+}
+
+Message FixGateway::IndexSnapshot(const std::string& req_id, uint32_t grade,
+                                  const index::Print* print) const {
+  Message w;
+  w.type = "W";
+  w.Add(262, req_id);
+  w.Add(55, IndexName(deps_.index->config().grades[grade]));
+  if (print == nullptr) {
+    w.Add(268, "0");
+    return w;
+  }
+  Group g;
+  g.count_tag = 268;
+  g.delimiter = 269;
+  g.entries.push_back(IndexEntry(
+      *print, deps_.index->config().methodology.FixingNs(print->day)));
+  w.groups.push_back(std::move(g));
+  return w;
+}
+
+void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& req_id = Get(m, 262);
+  if (const Group* g = m.FindGroup(267)) {
+    for (const auto& entry : g->entries) {
+      const std::string* t = FindIn(entry, 269);
+      if (t == nullptr || *t != "3") {
+        return MarketDataReject(s, req_id, 8,
+                                "MDEntryType(269) 3 (index value) cannot be "
+                                "combined with other entry types: request it "
+                                "alone, for CFX-<grade> symbols");
+      }
+    }
+  }
+  const auto depth = ParseU64(Get(m, 264));
+  if (!depth || *depth > 1) {
+    return MarketDataReject(s, req_id, 5,
+                            "MarketDepth(264) must be 0 or 1 for an index: "
+                            "it has one value");
+  }
+  std::vector<uint32_t> grades;
+  if (const Group* g = m.FindGroup(146)) {
+    for (const auto& entry : g->entries) {
+      const std::string* sym = FindIn(entry, 55);
+      const std::string name = sym == nullptr ? std::string() : *sym;
+      const int32_t grade = IndexGradeOf(name);
+      if (grade >= 0) {
+        grades.push_back(static_cast<uint32_t>(grade));
+      } else if (instruments_.Find(name) != nullptr) {
+        return MarketDataReject(s, req_id, 8,
+                                "MDEntryType(269) 3 (index value) is "
+                                "published for CFX-<grade> index symbols "
+                                "only; " +
+                                    name + " is an instrument");
+      } else {
+        return MarketDataReject(s, req_id, 0,
+                                "unknown index Symbol(55) " + name);
+      }
+    }
+  }
+  if (grades.empty()) {
+    return BusinessReject(s, m, 5, req_id,
+                          "NoRelatedSym(146) must name at least one symbol");
+  }
+  if (subscribe) {
+    for (const auto& x : ss.md) {
+      if (x.req_id == req_id) {
+        return MarketDataReject(s, req_id, 1,
+                                "MDReqID " + req_id + " is already live");
+      }
+    }
+    if (ss.md.size() + grades.size() > kMaxSubscriptionsPerSession) {
+      return MarketDataReject(s, req_id, 2,
+                              "at most " +
+                                  Str(uint64_t{kMaxSubscriptionsPerSession}) +
+                                  " subscriptions per session");
+    }
+  }
+  // Book and trade entries built for the current command go out first, so
+  // every session sees the updates in one order.
+  FlushMarketData();
+  for (const uint32_t grade : grades) {
+    Send(s, IndexSnapshot(req_id, grade, deps_.index->Latest(grade)));
+    if (subscribe) {
+      SessionState::Subscription sub;
+      sub.req_id = req_id;
+      sub.index_grade = static_cast<int32_t>(grade);
+      ss.md.push_back(std::move(sub));
+    }
+  }
+}
+
+void FixGateway::OnIndexPrint(const index::Print& print) {
+  if (!live_ || deps_.index == nullptr) return;
+  FlushMarketData();
+  for (const auto& s : sessions_) {
+    if (!s->logged_on) continue;
+    for (const auto& sub : s->md) {
+      if (sub.index_grade < 0 ||
+          static_cast<uint32_t>(sub.index_grade) != print.grade) {
+        continue;
+      }
+      Send(s->index, IndexSnapshot(sub.req_id, print.grade, &print));
     }
   }
 }
@@ -1929,6 +2126,7 @@ void FixGateway::FlushMarketData() {
   for (const auto& s : sessions_) {
     if (!s->logged_on) continue;
     for (const auto& sub : s->md) {
+      if (sub.index_grade >= 0) continue;
       Group g;
       g.count_tag = 268;
       g.delimiter = 279;

@@ -17,6 +17,11 @@
 #include "gateway/asio.h"
 #include "gateway/fix/fix_engine.h"
 
+namespace cfx::index {
+class IndexService;
+struct Print;
+}  // namespace cfx::index
+
 namespace cfx::gateway {
 struct ServerConfig;
 struct UserConfig;
@@ -41,6 +46,10 @@ struct FixGatewayDeps {
   const MarketDataStore* market_data = nullptr;
   Metrics* metrics = nullptr;  // may be null
   const exchange::Clock* clock = nullptr;
+  // The CFX index, for MarketDataRequests of MDEntryType 3 on the symbols
+  // CFX-<grade> (read on the gateway thread). May be null: no index symbols.
+  // Must outlive the gateway.
+  const index::IndexService* index = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;
@@ -49,7 +58,8 @@ struct FixGatewayDeps {
 // The FIX 4.4 gateway (docs/fix.md): a TCP acceptor whose bytes go to the
 // QuickFIX session layer (fix_engine.h), FIX application messages mapped to
 // engine Commands, and durable engine events mapped to ExecutionReports,
-// cancel rejects, mass cancel reports, drop copies and market data.
+// cancel rejects, mass cancel reports, drop copies and market data; the CFX
+// index's prints are market data of the symbols CFX-<grade> (MDEntryType 3).
 //
 // ClOrdIDs: 1-18 digits without a leading zero are the engine's client order
 // id; any other ClOrdID maps to a 64-bit hash with the top bit set, and its
@@ -75,6 +85,12 @@ class FixGateway final : private Handler {
   // the store's previous state). During the startup replay (before
   // GoLive()) it only rebuilds the order view.
   void OnEvent(const exchange::Event& e);
+
+  // A new print or restatement of the CFX index (IndexService's on_print,
+  // once its causing event is durable): one MarketDataSnapshotFullRefresh
+  // (W) to every live subscription of its grade. Before GoLive() it does
+  // nothing.
+  void OnIndexPrint(const index::Print& print);
 
   // The startup replay is over: from now on events produce messages.
   // Rewrites the ClOrdID file with the texts still needed.
@@ -130,6 +146,13 @@ class FixGateway final : private Handler {
   void OnMassCancel(int s, const Message& m);
   void OnOrderStatus(int s, const Message& m);
   void OnMarketDataRequest(int s, const Message& m);
+  // A MarketDataRequest naming MDEntryType 3 (index value).
+  void OnIndexRequest(int s, const Message& m, bool subscribe);
+  // The grade of index symbol `symbol` ("CFX-B200-STD"), or -1.
+  int32_t IndexGradeOf(const std::string& symbol) const;
+  // A W for `req_id` with the grade's print `print` (no entry if null).
+  Message IndexSnapshot(const std::string& req_id, uint32_t grade,
+                        const index::Print* print) const;
   void OnSecurityList(int s, const Message& m);
   void OnSecurityStatus(int s, const Message& m);
   bool Submit(int s, const exchange::Command& c, const Message& m,
@@ -257,5 +280,12 @@ std::optional<int64_t> ParseFixQuantity(std::string_view text);
 std::string FormatAvgPx(Int128 notional, int64_t lots);
 // "YYYYMMDD-HH:MM:SS.sss" UTC.
 std::string FormatFixTime(exchange::Timestamp t);
+// The NoMDEntries(268) entry of an index print (docs/fix.md, "Index
+// values"): 269=3; 270 MDEntryPx = the value (absent when there is none);
+// 272 MDEntryDate and 273 MDEntryTime = the fixing instant `fixing_ns` in
+// UTC; then the CFX index tags 5810-5823 (absent when empty: P25/P75 below
+// Level 2, partitions outside 1a, USD per million tokens when unknown, the
+// trade ids for Levels 3, 4 and DISRUPTED).
+std::vector<Field> IndexEntry(const index::Print& print, int64_t fixing_ns);
 
 }  // namespace cfx::gateway::fix

@@ -1,9 +1,14 @@
 #include "gateway/http/http_api.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "exchange/clock.h"
+#include "gateway/config/instrument_table.h"
+#include "gateway/http/index_page.h"
 #include "gateway/http/json.h"
+#include "index/index_service.h"
 
 namespace cfx::gateway {
 
@@ -17,6 +22,10 @@ constexpr std::string_view kBookPrefix = "/api/v1/book/";
 constexpr std::string_view kTradesPrefix = "/api/v1/trades/";
 constexpr std::string_view kHealthPath = "/healthz";
 constexpr std::string_view kMetricsPath = "/metrics";
+constexpr std::string_view kIndexListPath = "/api/v1/index";
+constexpr std::string_view kIndexPrefix = "/api/v1/index/";
+constexpr std::string_view kIndexPagePath = "/index";
+constexpr std::string_view kIndexSymbolPrefix = "CFX-";
 // Longest query value accepted: the limits are at most 4 digits.
 constexpr std::size_t kMaxNumberLength = 7;
 constexpr std::size_t kMaxKeyLength = 32;
@@ -81,6 +90,40 @@ HttpReply Error(unsigned status, std::string_view message,
   return Json(status, w.Take(), endpoint);
 }
 
+// Splits `query` ("a=1&b=2", possibly empty) into items and calls
+// `item(key, value, has_value)` for each, after checking the key's syntax.
+// Empty items ("a=1&&b=2", a trailing '&') are skipped. Returns the first
+// error message, or empty on success.
+template <typename Fn>
+std::string ForEachQueryItem(std::string_view query, Fn&& item) {
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view()
+                                          : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    const std::size_t eq = pair.find('=');
+    const std::string_view key = pair.substr(0, eq);
+    if (key.empty() || key.size() > kMaxKeyLength) return "malformed query";
+    for (const char c : key) {
+      if (!IsKeyChar(c)) return "malformed query";
+    }
+    const bool has_value = eq != std::string_view::npos;
+    std::string error = item(
+        key, has_value ? pair.substr(eq + 1) : std::string_view(), has_value);
+    if (!error.empty()) return error;
+  }
+  return {};
+}
+
+std::string UnknownParam(std::string_view key) {
+  return "unknown query parameter \"" + std::string(key) + "\"";
+}
+
+std::string RepeatedParam(std::string_view key) {
+  return "query parameter \"" + std::string(key) + "\" given twice";
+}
+
 // One numeric query parameter, e.g. depth=5.
 struct NumberParam {
   std::string_view name;
@@ -89,49 +132,67 @@ struct NumberParam {
   bool seen = false;
 };
 
-// Parses `query` ("a=1&b=2", possibly empty) into `params`. Every key must
-// be one of `params`, at most once, with a decimal value in [0, max].
-// Returns an error message, or empty on success.
+// Parses `query` into `params`. Every key must be one of `params`, at most
+// once, with a decimal value in [0, max]. Returns an error message, or empty
+// on success.
 std::string ParseQuery(std::string_view query, NumberParam* params,
                        std::size_t n_params) {
-  while (!query.empty()) {
-    const std::size_t amp = query.find('&');
-    const std::string_view item = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view()
-                                          : query.substr(amp + 1);
-    if (item.empty()) continue;  // "a=1&&b=2", a trailing '&'
-    const std::size_t eq = item.find('=');
-    const std::string_view key = item.substr(0, eq);
-    if (key.empty() || key.size() > kMaxKeyLength) return "malformed query";
-    for (const char c : key) {
-      if (!IsKeyChar(c)) return "malformed query";
-    }
-    NumberParam* param = nullptr;
-    for (std::size_t i = 0; i < n_params; ++i) {
-      if (params[i].name == key) param = &params[i];
-    }
-    if (param == nullptr) {
-      return "unknown query parameter \"" + std::string(key) + "\"";
-    }
-    const std::string range = "query parameter \"" + std::string(key) +
-                              "\" must be an integer from 0 to " +
-                              std::to_string(param->max);
-    if (param->seen) {
-      return "query parameter \"" + std::string(key) + "\" given twice";
-    }
-    if (eq == std::string_view::npos) return range;
-    const std::string_view value = item.substr(eq + 1);
-    if (value.empty() || value.size() > kMaxNumberLength) return range;
-    std::size_t v = 0;
-    for (const char c : value) {
-      if (c < '0' || c > '9') return range;
-      v = v * 10 + static_cast<std::size_t>(c - '0');
-    }
-    if (v > param->max) return range;
-    param->value = v;
-    param->seen = true;
-  }
-  return {};
+  return ForEachQueryItem(
+      query,
+      [&](std::string_view key, std::string_view value,
+          bool has_value) -> std::string {
+        NumberParam* param = nullptr;
+        for (std::size_t i = 0; i < n_params; ++i) {
+          if (params[i].name == key) param = &params[i];
+        }
+        if (param == nullptr) return UnknownParam(key);
+        const std::string range = "query parameter \"" + std::string(key) +
+                                  "\" must be an integer from 0 to " +
+                                  std::to_string(param->max);
+        if (param->seen) return RepeatedParam(key);
+        if (!has_value) return range;
+        if (value.empty() || value.size() > kMaxNumberLength) return range;
+        std::size_t v = 0;
+        for (const char c : value) {
+          if (c < '0' || c > '9') return range;
+          v = v * 10 + static_cast<std::size_t>(c - '0');
+        }
+        if (v > param->max) return range;
+        param->value = v;
+        param->seen = true;
+        return {};
+      });
+}
+
+// One date query parameter, e.g. from=2026-12-01.
+struct DateParam {
+  std::string_view name;
+  int64_t day = 0;  // days since 1970-01-01
+  bool seen = false;
+};
+
+// As ParseQuery, for "YYYY-MM-DD" values of real calendar days.
+std::string ParseDateQuery(std::string_view query, DateParam* params,
+                           std::size_t n_params) {
+  return ForEachQueryItem(query,
+                          [&](std::string_view key, std::string_view value,
+                              bool has_value) -> std::string {
+                            DateParam* param = nullptr;
+                            for (std::size_t i = 0; i < n_params; ++i) {
+                              if (params[i].name == key) param = &params[i];
+                            }
+                            if (param == nullptr) return UnknownParam(key);
+                            if (param->seen) return RepeatedParam(key);
+                            const std::optional<int64_t> day =
+                                has_value ? ParseDay(value) : std::nullopt;
+                            if (!day) {
+                              return "query parameter \"" + std::string(key) +
+                                     "\" must be a date YYYY-MM-DD";
+                            }
+                            param->day = *day;
+                            param->seen = true;
+                            return {};
+                          });
 }
 
 }  // namespace
@@ -204,6 +265,9 @@ HttpReply HttpApi::Handle(std::string_view method,
     endpoint = Endpoint::kHealthz;
   } else if (path == kMetricsPath) {
     endpoint = Endpoint::kMetrics;
+  } else if (path == kIndexListPath || path == kIndexPagePath ||
+             path.substr(0, kIndexPrefix.size()) == kIndexPrefix) {
+    return Index(method, path, query);
   } else {
     return Error(404, "not found", Endpoint::kOther);
   }
@@ -360,6 +424,124 @@ HttpReply HttpApi::Health() const {
   w.Key("exchange_time_ns").Int(h.exchange_time_ns);
   w.EndObject();
   return Json(h.ok ? 200 : 503, w.Take(), Metrics::Endpoint::kHealthz);
+}
+
+HttpReply HttpApi::Index(std::string_view method, std::string_view path,
+                         std::string_view query) const {
+  // Counted with "other": Metrics::Endpoint has no index endpoint.
+  constexpr Metrics::Endpoint kEndpoint = Metrics::Endpoint::kOther;
+  if (method != "GET" && method != "HEAD") {
+    return Error(405, "method not allowed", kEndpoint);
+  }
+  if (path == kIndexListPath || path == kIndexPagePath) {
+    if (std::string error = ParseQuery(query, nullptr, 0); !error.empty()) {
+      return Error(400, error, kEndpoint);
+    }
+    return path == kIndexListPath ? IndexList() : IndexPage();
+  }
+  const std::string_view name = path.substr(kIndexPrefix.size());
+  if (!IsValidSymbol(name)) return Error(400, "invalid grade", kEndpoint);
+  DateParam range[2] = {{"from"}, {"to"}};
+  DateParam& from = range[0];
+  DateParam& to = range[1];
+  if (std::string error = ParseDateQuery(query, range, 2); !error.empty()) {
+    return Error(400, error, kEndpoint);
+  }
+  // The grade ("B200-STD") or the index ("CFX-B200-STD").
+  int32_t found = -1;
+  if (index_ != nullptr) {
+    found = index_->FindGrade(name);
+    if (found < 0 &&
+        name.substr(0, kIndexSymbolPrefix.size()) == kIndexSymbolPrefix) {
+      found = index_->FindGrade(name.substr(kIndexSymbolPrefix.size()));
+    }
+  }
+  if (found < 0) {
+    return Error(404, "unknown index \"" + std::string(name) + "\"", kEndpoint);
+  }
+  const auto grade = static_cast<uint32_t>(found);
+  const std::string& grade_name = index_->config().grades[grade];
+  const index::Print* latest = index_->Latest(grade);
+  if (!from.seen && !to.seen) {
+    if (latest == nullptr) {
+      return Error(404, "no print yet for " + IndexName(grade_name), kEndpoint);
+    }
+    JsonWriter w;
+    WriteIndexPrint(grade_name, *latest, &w);
+    return Json(200, w.Take(), kEndpoint);
+  }
+  if (from.seen && to.seen) {
+    if (from.day > to.day) {
+      return Error(400, "query parameter \"from\" is after \"to\"", kEndpoint);
+    }
+    if (to.day - from.day >= kMaxIndexDays) {
+      return Error(
+          400,
+          "a history covers at most " + std::to_string(kMaxIndexDays) + " days",
+          kEndpoint);
+    }
+  } else if (from.seen) {
+    // Up to the latest print, at most kMaxIndexDays.
+    to.day = latest == nullptr ? from.day : latest->day;
+    to.day = std::clamp(to.day, from.day, from.day + kMaxIndexDays - 1);
+  } else {
+    // From the first print, at most kMaxIndexDays: the days before the
+    // first print have none.
+    from.day = to.day - (kMaxIndexDays - 1);
+  }
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("index").String(IndexName(grade_name));
+  w.Key("grade").String(grade_name);
+  w.Key("from").String(FormatDay(from.day));
+  w.Key("to").String(FormatDay(to.day));
+  w.Key("prints").BeginArray();
+  for (const index::Print& p : index_->History(grade, from.day, to.day)) {
+    WriteIndexPrint(grade_name, p, &w);
+  }
+  w.EndArray().EndObject();
+  return Json(200, w.Take(), kEndpoint);
+}
+
+HttpReply HttpApi::IndexList() const {
+  JsonWriter w;
+  w.BeginObject().Key("grades").BeginArray();
+  if (index_ != nullptr) {
+    const std::vector<std::string>& grades = index_->config().grades;
+    for (std::size_t g = 0; g < grades.size(); ++g) {
+      w.BeginObject();
+      w.Key("index").String(IndexName(grades[g]));
+      w.Key("grade").String(grades[g]);
+      w.Key("latest");
+      if (const index::Print* p = index_->Latest(static_cast<uint32_t>(g))) {
+        WriteIndexPrint(grades[g], *p, &w);
+      } else {
+        w.Null();
+      }
+      w.EndObject();
+    }
+  }
+  w.EndArray().EndObject();
+  return Json(200, w.Take(), Metrics::Endpoint::kOther);
+}
+
+HttpReply HttpApi::IndexPage() const {
+  std::vector<IndexSeries> series;
+  if (index_ != nullptr) {
+    const std::vector<std::string>& grades = index_->config().grades;
+    for (std::size_t g = 0; g < grades.size(); ++g) {
+      IndexSeries s;
+      s.grade = grades[g];
+      const auto grade = static_cast<uint32_t>(g);
+      if (const index::Print* latest = index_->Latest(grade)) {
+        s.prints = index_->History(grade, latest->day - (kMaxIndexDays - 1),
+                                   latest->day);
+      }
+      series.push_back(std::move(s));
+    }
+  }
+  return HttpReply{200, std::string(kHtmlContentType), RenderIndexPage(series),
+                   Metrics::Endpoint::kOther};
 }
 
 }  // namespace cfx::gateway

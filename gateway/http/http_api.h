@@ -12,6 +12,10 @@
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 
+namespace cfx::index {
+class IndexService;
+}  // namespace cfx::index
+
 namespace cfx::gateway {
 
 // What /healthz reports; supplied by the server on each request.
@@ -38,10 +42,13 @@ inline constexpr std::size_t kDefaultTradeLimit = 100;
 inline constexpr std::size_t kMaxTradeLimit = 1000;
 inline constexpr std::size_t kMaxSymbolLength = 32;
 inline constexpr std::size_t kMaxTargetLength = 2048;
+// Longest index history answered, in days (from and to included).
+inline constexpr int64_t kMaxIndexDays = 1000;
 
 inline constexpr std::string_view kJsonContentType = "application/json";
 inline constexpr std::string_view kMetricsContentType =
     "text/plain; version=0.0.4; charset=utf-8";
+inline constexpr std::string_view kHtmlContentType = "text/html; charset=utf-8";
 
 // The read-only HTTP API (docs/http.md), without the transport: maps a
 // request's method and target to a reply. GET and HEAD are answered alike
@@ -51,9 +58,11 @@ inline constexpr std::string_view kMetricsContentType =
 //
 // Instruments are named as `instruments` lists them now: futures, and spot
 // node-days once listed (an expired listing until its slot is listed again).
+// The CFX index (/api/v1/index..., the /index page) is read from the index
+// service given to set_index(); without one there are no grades.
 //
-// Thread: the gateway thread (reads `instruments` and `md`). Memory:
-// allocates per reply.
+// Thread: the gateway thread (reads `instruments`, `md` and the index).
+// Memory: allocates per reply.
 class HttpApi {
  public:
   // `config` is only read here; `instruments`, `md` and `metrics` must
@@ -62,6 +71,10 @@ class HttpApi {
   HttpApi(const ServerConfig& config, const InstrumentTable& instruments,
           const MarketDataStore& md, Metrics& metrics,
           std::function<HealthInfo()> health);
+
+  // The CFX index service, or null (the default: no grades). `service` must
+  // remain live while the API is used.
+  void set_index(const index::IndexService* service) { index_ = service; }
 
   HttpReply Handle(std::string_view method, std::string_view target) const;
 
@@ -77,6 +90,11 @@ class HttpApi {
   HttpReply Book(const Row& row, std::size_t depth) const;
   HttpReply Trades(const Row& row, std::size_t limit) const;
   HttpReply Health() const;
+  // /api/v1/index, /api/v1/index/{grade}[?from=&to=] and /index.
+  HttpReply Index(std::string_view method, std::string_view path,
+                  std::string_view query) const;
+  HttpReply IndexList() const;
+  HttpReply IndexPage() const;
 
   // The engine's view of `info`, defaults if the engine lacks it.
   Row RowOf(const InstrumentInfo& info) const;
@@ -86,6 +104,7 @@ class HttpApi {
   Metrics& metrics_;
   std::function<HealthInfo()> health_;
   std::vector<exchange::InstrumentConfig> engine_;  // [id - 1]
+  const index::IndexService* index_ = nullptr;
 };
 
 }  // namespace cfx::gateway

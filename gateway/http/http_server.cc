@@ -148,6 +148,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res_.set(http::field::cache_control, "no-store");
     res_.set("X-Content-Type-Options", "nosniff");
     if (reply.status == 405) res_.set(http::field::allow, "GET, HEAD");
+    // Pages are self-contained (inline SVG and style, no script): a browser
+    // may load nothing else for them.
+    if (reply.content_type == kHtmlContentType) {
+      res_.set("Content-Security-Policy",
+               "default-src 'none'; style-src 'unsafe-inline'");
+    }
     res_.keep_alive(keep_alive);
     // HEAD: the headers of the GET answer, Content-Length included, and no
     // body.
@@ -288,6 +294,10 @@ Status HttpServer::Listen(const std::string& address, uint16_t port) {
   s.listening = true;
   internal::DoAccept(state_);
   return Status::Ok();
+}
+
+void HttpServer::set_index(const index::IndexService* service) {
+  state_->api.set_index(service);
 }
 
 uint16_t HttpServer::port() const { return state_->port; }

@@ -15,6 +15,10 @@
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 
+namespace cfx::index {
+class IndexService;
+}  // namespace cfx::index
+
 namespace cfx::gateway {
 
 struct HttpServerOptions {
@@ -34,7 +38,8 @@ struct HttpServerState;
 }  // namespace internal
 
 // The read-only HTTP port (DESIGN.md §6, docs/http.md): market data JSON,
-// /healthz and /metrics, over HTTP/1.1 with keep-alive, on Boost.Beast.
+// the CFX index (JSON and a chart page), /healthz and /metrics, over
+// HTTP/1.1 with keep-alive, on Boost.Beast.
 //
 // Requests are answered by HttpApi. A request that does not parse, or whose
 // header or body is over the limit, gets 400 / 431 / 413 and the connection
@@ -55,6 +60,10 @@ class HttpServer {
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
+
+  // Serves the CFX index from `service` (HttpApi::set_index); call before
+  // Listen(). `service` must outlive the server.
+  void set_index(const index::IndexService* service);
 
   // Binds `address` (an IP literal) and `port` (0 = ephemeral) and starts
   // accepting. Returns kInvalidArgument for a bad address, kUnavailable if

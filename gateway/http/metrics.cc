@@ -57,6 +57,11 @@ constexpr MessageType kMessageTypes[] = {
     {69, "attestation_list"},
     {80, "spot_failure_report"},
     {81, "trade_bust"},
+    {90, "index_print"},
+    {91, "index_query"},
+    {92, "index_print_list"},
+    {93, "index_explain_request"},
+    {94, "index_explanation"},
 };
 
 // cfx.wire.v1.SessionRejectReason, by value, lower-case without prefix.

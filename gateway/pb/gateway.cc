@@ -125,7 +125,8 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       depth_subscribers_(deps.config->instruments.size() + 1),
       trade_subscribers_(deps.config->instruments.size() + 1),
       builder_(*deps.config),
-      desk_(*deps.config, deps.payload_arena) {
+      desk_(*deps.config, deps.payload_arena),
+      index_desk_(deps.index) {
   if (deps.recovered_registry != nullptr) {
     desk_.Seed(*deps.recovered_registry).ok();
   }
@@ -379,6 +380,9 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kRatingReport:
     case w::Envelope::kAttestationList:
     case w::Envelope::kTradeBust:
+    case w::Envelope::kIndexPrint:
+    case w::Envelope::kIndexPrintList:
+    case w::Envelope::kIndexExplanation:
       Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
              w::Envelope::descriptor()
                  ->FindFieldByNumber(static_cast<int>(body))
@@ -441,6 +445,10 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kAttestationListRequest:
     case w::Envelope::kSpotFailureReport:
       OnReference(s, in_);
+      break;
+    case w::Envelope::kIndexQuery:
+    case w::Envelope::kIndexExplainRequest:
+      OnIndexRequest(s, in_);
       break;
     default:
       Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE, type(), nullptr,
@@ -1079,6 +1087,32 @@ void Gateway::SendTradeBust(const exchange::Event& e) {
     b->set_seq(e.seq.value);
     b->set_time_ns(e.ts.nanos);
     Send(s, out_);
+  }
+}
+
+// ---------------------------------------------------------------- index
+
+void Gateway::OnIndexRequest(Session& s, const w::Envelope& m) {
+  const std::vector<w::Envelope> answer =
+      m.has_index_query()
+          ? index_desk_.Query(m.index_query())
+          : index_desk_.Explain(*s.user, m.index_explain_request());
+  for (const w::Envelope& e : answer) Send(s, e);
+}
+
+void Gateway::OnIndexPrint(const index::Print& p) {
+  if (deps_.index == nullptr) return;
+  out_.Clear();
+  index_desk_.ToWire(p, out_.mutable_index_print());
+  frame_.clear();
+  if (!AppendFrame(out_, &frame_)) return;
+  for (auto& [id, sp] : sessions_) {
+    Session& s = *sp;
+    if (s.state != Session::State::kActive || s.user == nullptr) continue;
+    if (deps_.metrics != nullptr) {
+      deps_.metrics->MessageSent(static_cast<int>(out_.body_case()));
+    }
+    SendBytes(s, frame_, false, 0);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "exchange/core/status.h"
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
+#include "gateway/pb/index_desk.h"
 #include "gateway/pb/reference_desk.h"
 #include "gateway/pb/report_builder.h"
 
@@ -56,6 +57,10 @@ struct GatewayDeps {
   // The engine's reference-data registry as recovered, read once by the
   // constructor before the pipeline starts; may be null (empty).
   const exchange::Registry* recovered_registry = nullptr;
+  // The CFX index, read for IndexQuery and IndexExplainRequest on the
+  // gateway thread; may be null (those requests are then refused
+  // INDEX_UNAVAILABLE). Must outlive the gateway.
+  const index::IndexService* index = nullptr;
 };
 
 class Session;
@@ -86,6 +91,11 @@ class Gateway {
   // One durable engine event, in seq order (also the startup replay that
   // seeds the order view, before any session exists).
   void OnEvent(const exchange::Event& e);
+
+  // A new print or restatement of the index: an IndexPrint to every
+  // logged-on session. REQUIRES: the event that caused it is durable (the
+  // index service is fed durable events only); deps.index is set.
+  void OnIndexPrint(const index::Print& p);
 
   // Timers and output: heartbeats, timeouts, pending cancel-on-disconnect
   // commands, socket writes. Call after each batch of OnEvent() and
@@ -122,6 +132,8 @@ class Gateway {
   void OnReference(Session& s, const wire::v1::Envelope& m);
   void OnReferenceEvent(const exchange::Event& e);
   void SendTradeBust(const exchange::Event& e);
+  // IndexQuery and IndexExplainRequest (index_desk.h).
+  void OnIndexRequest(Session& s, const wire::v1::Envelope& m);
 
   bool Submit(Session& s, const exchange::Command& c, const char* type,
               uint64_t client_order_id);
@@ -163,6 +175,7 @@ class Gateway {
 
   ReportBuilder builder_;
   ReferenceDesk desk_;
+  IndexDesk index_desk_;
   uint64_t last_event_seq_ = 0;
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;

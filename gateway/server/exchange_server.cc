@@ -10,12 +10,14 @@
 #include "exchange/idle.h"
 #include "exchange/pipeline.h"
 #include "gateway/asio.h"
+#include "gateway/config/index_config.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/gateway.h"
+#include "index/index_service.h"
 
 namespace cfx::gateway {
 
@@ -34,6 +36,10 @@ struct ExchangeServer::Impl {
   // sees each event first.
   std::unique_ptr<InstrumentTable> instruments;
   std::unique_ptr<MarketDataStore> md;
+  // The CFX index (DESIGN.md §4), fed the durable events; its store is
+  // <data_dir>/index.
+  std::unique_ptr<index::IndexService> index;
+  bool index_flush_failed = false;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
@@ -53,7 +59,20 @@ struct ExchangeServer::Impl {
   }
 
   void Run();
+  void FlushIndex();
 };
+
+// The index store lags the journal at worst: a failed write is logged once
+// and retried with the next events; a restart catches up from the journal.
+void ExchangeServer::Impl::FlushIndex() {
+  const Status st = index->Flush();
+  if (st.ok()) {
+    index_flush_failed = false;
+  } else if (!index_flush_failed) {
+    index_flush_failed = true;
+    Log("warning: index store write failed: " + st.ToString());
+  }
+}
 
 void ExchangeServer::Impl::Run() {
   exchange::BackoffIdle idle;
@@ -65,11 +84,14 @@ void ExchangeServer::Impl::Run() {
     fix->OnEvent(e);  // before md: it reads the book as it was before `e`
     md->OnEvent(e);
     gateway->OnEvent(e);
+    index->OnEvent(e);  // new prints reach the gateways via on_print
     published = e.seq.value;
   };
   while (phase.load(std::memory_order_acquire) == 0) {
     int work = static_cast<int>(io.poll());
-    work += static_cast<int>(pipeline->PollDurableEvents(on_event));
+    const std::size_t events = pipeline->PollDurableEvents(on_event);
+    if (events > 0) FlushIndex();
+    work += static_cast<int>(events);
     work += gateway->Poll();
     work += fix->Poll();
     commands_submitted.store(
@@ -111,6 +133,7 @@ void ExchangeServer::Impl::Run() {
   sessions_closed.store(true, std::memory_order_release);
   while (phase.load(std::memory_order_acquire) == 1) {
     const std::size_t n = pipeline->PollDurableEvents(on_event);
+    if (n > 0) FlushIndex();
     idle.Idle(static_cast<int>(n));
   }
 }
@@ -155,6 +178,9 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   po.sequencer.session_end_utc_seconds = config.clock.session_end_utc_seconds;
   po.sequencer.spot.first_slot = config.spot.first_slot;
   po.sequencer.spot.listing_days = config.spot.listing_days;
+  if (!config.grades.empty()) {
+    po.sequencer.index_fixing_utc_seconds = config.index.fixing_utc_seconds;
+  }
   s.Log("opening " + options.data_dir);
   auto pipeline =
       exchange::Pipeline::Open(s.config.engine, po, *s.clock, options.progress);
@@ -168,6 +194,10 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
 
   s.instruments = std::make_unique<InstrumentTable>(s.config);
   s.md = std::make_unique<MarketDataStore>(s.config);
+  auto index_service = index::IndexService::Open(BuildIndexConfig(s.config),
+                                                 options.data_dir + "/index");
+  if (!index_service.has_value()) return index_service.error();
+  s.index = std::move(index_service).value();
   s.metrics = std::make_unique<Metrics>();
   pb::GatewayDeps deps;
   deps.config = &s.config;
@@ -182,6 +212,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   deps.durable_seq = [p] { return p->durable_seq().value; };
   deps.payload_arena = &p->payload_arena();
   deps.recovered_registry = &p->engine().registry();
+  deps.index = s.index.get();
   s.gateway = std::make_unique<pb::Gateway>(s.io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &s.config;
@@ -192,6 +223,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   fix_deps.clock = s.clock.get();
   fix_deps.dir = options.data_dir + "/fix";
   fix_deps.log = options.log;
+  fix_deps.index = s.index.get();
   auto fix_gateway = fix::FixGateway::Create(s.io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   s.fix = std::move(fix_gateway).value();
@@ -207,7 +239,10 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
                                          s.fix->OnEvent(e);
                                          s.md->OnEvent(e);
                                          s.gateway->OnEvent(e);
+                                         s.index->OnEvent(e);
                                        });
+    if (!st.ok()) return st;
+    st = s.index->Flush();
     if (!st.ok()) return st;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
@@ -222,6 +257,22 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
 
   Status st = s.fix->GoLive();
   if (!st.ok()) return st;
+  {
+    index::IndexService* svc = s.index.get();
+    char buf[160];
+    std::snprintf(
+        buf, sizeof buf, "index: %zu grades, applied through seq %llu",
+        svc->config().grades.size(),
+        static_cast<unsigned long long>(svc->last_applied_seq().value));
+    s.Log(buf);
+  }
+  // From now on every new print and restatement is published, once its
+  // causing event is durable (the events reach the index through
+  // PollDurableEvents only).
+  s.index->set_on_print([&s](const index::Print& print) {
+    s.gateway->OnIndexPrint(print);
+    s.fix->OnIndexPrint(print);
+  });
 
   const std::string& bind = config.network.bind_address;
   st = s.gateway->Listen(
@@ -242,6 +293,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
         h.exchange_time_ns = clk->Now().nanos;
         return h;
       });
+  s.http->set_index(s.index.get());
   st = s.http->Listen(bind,
                       options.http_port.value_or(config.network.http_port));
   if (!st.ok()) return st;
@@ -298,6 +350,9 @@ const exchange::RecoveryReport& ExchangeServer::recovery() const {
 }
 uint64_t ExchangeServer::state_hash() const { return impl_->final_hash; }
 exchange::Seq ExchangeServer::last_seq() const { return impl_->final_seq; }
+const index::IndexService& ExchangeServer::index() const {
+  return *impl_->index;
+}
 uint64_t ExchangeServer::commands_submitted() const {
   return impl_->commands_submitted.load(std::memory_order_relaxed);
 }

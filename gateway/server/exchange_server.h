@@ -14,6 +14,10 @@
 #include "exchange/recovery.h"
 #include "gateway/config/server_config.h"
 
+namespace cfx::index {
+class IndexService;
+}  // namespace cfx::index
+
 namespace cfx::gateway {
 
 struct ServerOptions {
@@ -60,6 +64,8 @@ class ExchangeServer {
   // REQUIRES: stopped. The engine's state hash and last seq.
   uint64_t state_hash() const;
   exchange::Seq last_seq() const;
+  // REQUIRES: stopped. The index service as the server left it.
+  const index::IndexService& index() const;
   // Commands the gateway handed to the sequencer; any thread.
   uint64_t commands_submitted() const;
   // Synced journal writes (group commits) so far; any thread.

@@ -92,6 +92,15 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
     case CommandType::kEndOfSession:
       EndOfSession(cmd);
       break;
+    case CommandType::kIndexFixing:
+      if (cmd.target == 0 || cmd.target > 2'932'896) {
+        EmitReject(cmd, RejectCode::kInvalidFixingDay);
+      } else {
+        Event e = Base(EventType::kIndexFixing);
+        e.count = static_cast<uint32_t>(cmd.target);
+        Emit(e);
+      }
+      break;
     default:
       EmitReject(cmd, RejectCode::kUnknownCommand);
       break;
@@ -1003,6 +1012,8 @@ const char* EventTypeName(EventType t) {
       return "ReferenceAccepted";
     case EventType::kTradeBusted:
       return "TradeBusted";
+    case EventType::kIndexFixing:
+      return "IndexFixing";
     case EventType::kEligibilityChanged:
       return "EligibilityChanged";
     case EventType::kTrade:
@@ -1041,6 +1052,8 @@ const char* CommandTypeName(CommandType t) {
       return "ReferenceData";
     case CommandType::kReportFailure:
       return "ReportFailure";
+    case CommandType::kIndexFixing:
+      return "IndexFixing";
     case CommandType::kTimer:
       return "Timer";
   }

@@ -190,6 +190,7 @@ struct Registry::State {
       return {Eligibility::kRatingBelowTier, 0};
     }
     uint32_t nodes = 0;
+    uint64_t milli_sum = 0;
     bool any = false;
     bool any_fresh = false;
     for (const auto& [node_id, index] : p.nodes) {
@@ -201,9 +202,14 @@ struct Registry::State {
       if (a.output_milli_tokens_per_s_per_gpu >=
           g.min_output_milli_tokens_per_s_per_gpu) {
         ++nodes;
+        milli_sum += a.output_milli_tokens_per_s_per_gpu;
       }
     }
-    if (nodes > 0) return {Eligibility::kEligible, nodes};
+    if (nodes > 0) {
+      const uint64_t mean = (milli_sum + nodes / 2) / nodes;
+      return {Eligibility::kEligible, nodes,
+              static_cast<uint32_t>(std::min<uint64_t>(mean, UINT32_MAX))};
+    }
     if (!any) return {Eligibility::kNoAttestation, 0};
     if (!any_fresh) return {Eligibility::kAttestationExpired, 0};
     return {Eligibility::kBelowPerformanceFloor, 0};
@@ -570,6 +576,7 @@ uint64_t Registry::Hash() const {
     for (const EligibilityRow& row : s.providers[pi].rows) {
       h.Add(static_cast<uint64_t>(row.status));
       h.Add(row.nodes);
+      h.Add(row.milli_tokens);
     }
   }
   return h.value();

@@ -58,6 +58,9 @@ std::string_view EligibilityName(Eligibility e) noexcept;  // "NO_RATING", ...
 struct EligibilityRow {
   Eligibility status = Eligibility::kNoRating;
   uint32_t nodes = 0;
+  // The mean attested output tokens/s/GPU of those nodes, in thousandths,
+  // rounded half-up (0 when not eligible). The index weighs it per trade.
+  uint32_t milli_tokens = 0;
   friend bool operator==(const EligibilityRow&,
                          const EligibilityRow&) = default;
 };

@@ -1,7 +1,10 @@
 # gateway/cli: the cfx tool. cli_test.cc runs the binary (usage errors, and
-# each command against the fake server of tests/gateway/client/).
+# each command against the fake server of tests/gateway/client/);
+# index_cli_test.cc runs `cfx index` against the in-process gateway of
+# tests/gateway/pb/index_gateway_fixture.h.
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cli_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/index_cli_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/render_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/text_test.cc
 )

@@ -26,3 +26,7 @@ list(APPEND GATEWAY_TEST_LIBS cfx::gateway_fix_engine)
 # The gateway's field conversions (prices, quantities, ClOrdIDs, AvgPx).
 list(APPEND GATEWAY_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fix_fields_test.cc)
 list(APPEND GATEWAY_TEST_LIBS cfx::gateway_fix)
+# Index values (MDEntryType 3) against a FixGateway on its own thread with an
+# in-memory IndexService.
+list(APPEND GATEWAY_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fix_index_test.cc)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_fix cfx::index)

@@ -5,10 +5,11 @@
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/index_end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc
   ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc)
 list(APPEND GATEWAY_TEST_LIBS
-  cfx::gateway_server cfx::gateway_client cfx::gateway_pb)
+  cfx::gateway_server cfx::gateway_client cfx::gateway_pb cfx::index)
 
 # The end-to-end test runs the cfx-exchanged binary on the shipped config.
 function(cfx_gateway_server_test_hook target)

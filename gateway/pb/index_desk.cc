@@ -1,0 +1,370 @@
+#include "gateway/pb/index_desk.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "gateway/config/instrument_table.h"
+
+namespace cfx::gateway::pb {
+
+namespace w = cfx::wire::v1;
+
+namespace internal {
+
+std::string FormatMicros(int64_t micros, int min_decimals) {
+  const bool negative = micros < 0;
+  // Unsigned, so INT64_MIN has a magnitude too.
+  const uint64_t magnitude = negative
+                                 ? uint64_t{0} - static_cast<uint64_t>(micros)
+                                 : static_cast<uint64_t>(micros);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%llu.%06llu", negative ? "-" : "",
+                static_cast<unsigned long long>(magnitude / 1'000'000),
+                static_cast<unsigned long long>(magnitude % 1'000'000));
+  std::string out = buf;
+  const std::size_t point = out.find('.');
+  std::size_t keep = out.size();
+  while (keep > point + 1 + static_cast<std::size_t>(min_decimals) &&
+         out[keep - 1] == '0') {
+    --keep;
+  }
+  if (keep == point + 1) keep = point;  // no decimals left: no point either
+  out.resize(keep);
+  return out;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::FormatMicros;
+
+// The published precision of values: $0.001.
+constexpr int kDecimals = 3;
+// Added to each repeated element's size for its tag and length prefix.
+constexpr std::size_t kElementOverhead = 8;
+constexpr std::size_t kMaxQuoted = 40;
+
+// `s` for a reject text: printable ASCII only (others become '?'), cut at
+// kMaxQuoted characters, in quotes.
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size() && i < kMaxQuoted; ++i) {
+    const char c = s[i];
+    out += c >= 0x20 && c < 0x7f ? c : '?';
+  }
+  if (s.size() > kMaxQuoted) out += "...";
+  return out + "\"";
+}
+
+// "287.500" from thousandths.
+std::string Thousandths(uint64_t milli) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu.%03llu",
+                static_cast<unsigned long long>(milli / 1'000),
+                static_cast<unsigned long long>(milli % 1'000));
+  return buf;
+}
+
+w::Envelope Refuse(uint64_t request_id, w::RejectReason reason,
+                   std::string text) {
+  w::Envelope e;
+  w::ReferenceAck* ack = e.mutable_reference_ack();
+  ack->set_request_id(request_id);
+  ack->set_accepted(false);
+  ack->set_reason(reason);
+  ack->set_text(std::move(text));
+  return e;
+}
+
+// The grade index of `name`, or the refusal in *refusal.
+std::optional<uint32_t> Grade(const index::IndexService& index,
+                              const std::string& name, uint64_t request_id,
+                              w::Envelope* refusal) {
+  if (name.empty()) {
+    *refusal = Refuse(request_id, w::REJECT_REASON_UNKNOWN_GRADE,
+                      "grade is required, e.g. \"B200-STD\"");
+    return std::nullopt;
+  }
+  const int32_t g = index.FindGrade(name);
+  if (g < 0) {
+    std::string known;
+    for (const std::string& grade : index.config().grades) {
+      known += (known.empty() ? "" : ", ") + grade;
+    }
+    *refusal = Refuse(request_id, w::REJECT_REASON_UNKNOWN_GRADE,
+                      "no grade " + Quote(name) + " (grades: " +
+                          (known.empty() ? "none" : known) + ")");
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(g);
+}
+
+// The day of a non-empty `field` date, or the refusal in *refusal.
+std::optional<int64_t> Day(const std::string& date, const char* field,
+                           uint64_t request_id, w::Envelope* refusal) {
+  std::optional<int64_t> day = ParseDay(date);
+  if (!day.has_value()) {
+    *refusal = Refuse(request_id, w::REJECT_REASON_INVALID_DATE,
+                      std::string(field) + " " + Quote(date) +
+                          " is not a calendar date YYYY-MM-DD between "
+                          "1970-01-01 and 9999-12-31");
+  }
+  return day;
+}
+
+std::string IndexName(const index::IndexService& index, uint32_t grade) {
+  const auto& grades = index.config().grades;
+  return "CFX-" + (grade < grades.size() ? grades[grade] : std::string("?"));
+}
+
+std::string FirmName(const index::IndexConfig& config, uint32_t firm) {
+  if (firm < config.firm_names.size() && !config.firm_names[firm].empty()) {
+    return config.firm_names[firm];
+  }
+  return "firm " + std::to_string(firm);
+}
+
+// Labels one side's firms in order of first appearance: "S1", "S2", ...
+class Labels {
+ public:
+  explicit Labels(char prefix) : prefix_(prefix) {}
+  std::string Of(uint32_t firm) {
+    auto [it, fresh] = labels_.emplace(firm, std::string());
+    if (fresh) it->second = prefix_ + std::to_string(labels_.size());
+    return it->second;
+  }
+
+ private:
+  char prefix_;
+  std::map<uint32_t, std::string> labels_;
+};
+
+}  // namespace
+
+void IndexDesk::ToWire(const index::Print& p, w::IndexPrint* out) const {
+  const auto& grades = index_->config().grades;
+  const std::string grade =
+      p.grade < grades.size() ? grades[p.grade] : std::string();
+  out->set_grade(grade);
+  out->set_index("CFX-" + grade);
+  out->set_date(FormatDay(p.day));
+  out->set_revision(p.revision);
+  out->set_restated(p.revision > 0);
+  out->set_computed_at_ns(p.computed_at_ns);
+  const int level = static_cast<int>(p.level);
+  out->set_level(w::IndexLevel_IsValid(level)
+                     ? static_cast<w::IndexLevel>(level)
+                     : w::INDEX_LEVEL_UNSPECIFIED);
+  out->set_disrupted(p.level == index::Level::kDisrupted);
+  out->set_has_value(p.has_value);
+  if (p.has_value) {
+    out->set_value(FormatMicros(p.value_micros, kDecimals));
+    out->set_value_micros(p.value_micros);
+  }
+  out->set_trade_count(p.trade_count);
+  out->set_distinct_sellers(p.sellers);
+  out->set_distinct_buyers(p.buyers);
+  out->set_gpu_hours(p.gpu_hours);
+  if (p.trade_count > 0) {
+    out->set_p25(FormatMicros(p.p25_micros, kDecimals));
+    out->set_p25_micros(p.p25_micros);
+    out->set_p75(FormatMicros(p.p75_micros, kDecimals));
+    out->set_p75_micros(p.p75_micros);
+  }
+  for (uint32_t k = 0; k < 32; ++k) {
+    if ((p.partitions_used >> k) & 1u) out->add_partitions_used(k + 1);
+  }
+  if (p.has_upm) {
+    out->set_usd_per_million_tokens(
+        FormatMicros(p.usd_per_million_tokens_micros, kDecimals));
+    out->set_usd_per_million_tokens_micros(p.usd_per_million_tokens_micros);
+  }
+  if (p.attested_milli_tokens != 0) {
+    out->set_attested_tokens_per_s_per_gpu(
+        Thousandths(p.attested_milli_tokens));
+  }
+  const std::size_t ids =
+      std::min(p.trade_ids.size(), static_cast<std::size_t>(kMaxTradeIds));
+  out->mutable_trade_ids()->Reserve(static_cast<int>(ids));
+  for (std::size_t i = 0; i < ids; ++i) out->add_trade_ids(p.trade_ids[i]);
+}
+
+std::vector<w::Envelope> IndexDesk::Query(const w::IndexQuery& q) const {
+  const uint64_t id = q.request_id();
+  std::vector<w::Envelope> out(1);
+  if (index_ == nullptr) {
+    out[0] = Refuse(id, w::REJECT_REASON_INDEX_UNAVAILABLE,
+                    "this exchange keeps no index");
+    return out;
+  }
+  const std::optional<uint32_t> grade = Grade(*index_, q.grade(), id, &out[0]);
+  if (!grade.has_value()) return out;
+  std::optional<int64_t> from;
+  std::optional<int64_t> to;
+  if (!q.from_date().empty()) {
+    from = Day(q.from_date(), "from_date", id, &out[0]);
+    if (!from.has_value()) return out;
+  }
+  if (!q.to_date().empty()) {
+    to = Day(q.to_date(), "to_date", id, &out[0]);
+    if (!to.has_value()) return out;
+  }
+  std::vector<index::Print> prints;
+  const index::Print* latest = index_->Latest(*grade);
+  if (!from.has_value() && !to.has_value()) {
+    if (latest != nullptr) prints.push_back(*latest);
+  } else if (!to.has_value() && (latest == nullptr || latest->day < *from)) {
+    // From a day after the latest print: nothing yet.
+  } else {
+    if (!to.has_value()) to = latest->day;
+    if (!from.has_value())
+      from = std::max<int64_t>(0, *to - (kMaxQueryDays - 1));
+    if (*from > *to) {
+      out[0] = Refuse(id, w::REJECT_REASON_INVALID_DATE_RANGE,
+                      "from_date " + FormatDay(*from) + " is after to_date " +
+                          FormatDay(*to));
+      return out;
+    }
+    const int64_t days = *to - *from + 1;
+    if (days > kMaxQueryDays) {
+      out[0] = Refuse(id, w::REJECT_REASON_DATE_RANGE_TOO_LONG,
+                      FormatDay(*from) + " to " + FormatDay(*to) + " is " +
+                          std::to_string(days) + " days; at most " +
+                          std::to_string(kMaxQueryDays) + " per request");
+      return out;
+    }
+    prints = index_->History(*grade, *from, *to);
+  }
+
+  out[0].Clear();
+  w::IndexPrintList* list = out[0].mutable_index_print_list();
+  list->set_request_id(id);
+  std::size_t used = out[0].ByteSizeLong();
+  for (const index::Print& p : prints) {
+    w::IndexPrint wire_print;
+    ToWire(p, &wire_print);
+    const std::size_t n = wire_print.ByteSizeLong() + kElementOverhead;
+    if (used + n > kMaxMessageBytes && list->prints_size() > 0) {
+      list->set_more(true);
+      out.emplace_back();
+      list = out.back().mutable_index_print_list();
+      list->set_request_id(id);
+      used = out.back().ByteSizeLong();
+    }
+    *list->add_prints() = std::move(wire_print);
+    used += n;
+  }
+  return out;
+}
+
+std::vector<w::Envelope> IndexDesk::Explain(
+    const UserConfig& user, const w::IndexExplainRequest& m) const {
+  const uint64_t id = m.request_id();
+  std::vector<w::Envelope> out(1);
+  if (index_ == nullptr) {
+    out[0] = Refuse(id, w::REJECT_REASON_INDEX_UNAVAILABLE,
+                    "this exchange keeps no index");
+    return out;
+  }
+  const std::optional<uint32_t> grade = Grade(*index_, m.grade(), id, &out[0]);
+  if (!grade.has_value()) return out;
+  int64_t day = 0;
+  if (m.date().empty()) {
+    const index::Print* latest = index_->Latest(*grade);
+    if (latest == nullptr) {
+      out[0] = Refuse(id, w::REJECT_REASON_NO_INDEX_PRINT,
+                      "no print of " + IndexName(*index_, *grade) + " yet");
+      return out;
+    }
+    day = latest->day;
+  } else {
+    const std::optional<int64_t> d = Day(m.date(), "date", id, &out[0]);
+    if (!d.has_value()) return out;
+    day = *d;
+  }
+  auto explained = index_->Explain(*grade, day);
+  if (!explained.has_value()) {
+    out[0] = Refuse(
+        id, w::REJECT_REASON_NO_INDEX_PRINT,
+        "no print of " + IndexName(*index_, *grade) + " for " + FormatDay(day));
+    return out;
+  }
+  const index::Print& print = explained.value().first;
+  const index::Explanation& ex = explained.value().second;
+  const index::IndexConfig& config = index_->config();
+  const bool admin = user.role == Role::kAdmin;
+
+  out[0].Clear();
+  w::IndexExplanation* x = out[0].mutable_index_explanation();
+  x->set_request_id(id);
+  ToWire(print, x->mutable_print());
+  x->set_level_name(std::string(index::LevelName(print.level)));
+  for (const std::string& note : ex.notes) x->add_notes(note);
+  for (const index::PartitionValue& pv : ex.partitions) {
+    w::IndexPartition* o = x->add_partitions();
+    o->set_partition(pv.partition);
+    o->set_trade_count(pv.trades);
+    o->set_vwm(FormatMicros(pv.vwm_micros, kDecimals));
+    o->set_vwm_micros(pv.vwm_micros);
+  }
+  std::size_t used = out[0].ByteSizeLong();
+  // Starts the next message when `n` more bytes would not fit this one.
+  const auto room = [&](std::size_t n) {
+    if (used + n <= kMaxMessageBytes ||
+        (x->trades_size() == 0 && x->excluded_size() == 0)) {
+      return;
+    }
+    x->set_more(true);
+    out.emplace_back();
+    x = out.back().mutable_index_explanation();
+    x->set_request_id(id);
+    used = out.back().ByteSizeLong();
+  };
+  const bool trimmed =
+      print.level == index::Level::k1b || print.level == index::Level::k2;
+  Labels sellers('S');
+  Labels buyers('B');
+  for (const index::ContributingTrade& c : ex.trades) {
+    w::IndexContributingTrade t;
+    t.set_trade_id(c.trade.trade_id);
+    t.set_age_days(static_cast<uint32_t>(std::max<int64_t>(c.age, 0)));
+    t.set_price(FormatMicros(c.trade.price_micros, kDecimals));
+    t.set_price_micros(c.trade.price_micros);
+    t.set_gpu_hours(c.gpu_hours);
+    t.set_weight(FormatMicros(c.weight, kDecimals));
+    t.set_weight_micros(c.weight);
+    if (trimmed) {
+      t.set_kept_weight(FormatMicros(c.kept_weight, kDecimals));
+      t.set_kept_weight_micros(c.kept_weight);
+    }
+    t.set_partition(c.partition);
+    t.set_seller(admin ? FirmName(config, c.trade.seller)
+                       : sellers.Of(c.trade.seller));
+    t.set_buyer(admin ? FirmName(config, c.trade.buyer)
+                      : buyers.Of(c.trade.buyer));
+    const std::size_t n = t.ByteSizeLong() + kElementOverhead;
+    room(n);
+    *x->add_trades() = std::move(t);
+    used += n;
+  }
+  for (const index::ExcludedTrade& e : ex.excluded) {
+    w::IndexExcludedTrade t;
+    t.set_trade_id(e.trade.trade_id);
+    t.set_age_days(static_cast<uint32_t>(std::max<int64_t>(e.age, 0)));
+    t.set_price(FormatMicros(e.trade.price_micros, kDecimals));
+    t.set_price_micros(e.trade.price_micros);
+    t.set_reason(std::string(e.reason));
+    const std::size_t n = t.ByteSizeLong() + kElementOverhead;
+    room(n);
+    *x->add_excluded() = std::move(t);
+    used += n;
+  }
+  return out;
+}
+
+}  // namespace cfx::gateway::pb

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cfx/wire/v1/wire.pb.h"
+#include "gateway/config/server_config.h"
+#include "index/index_service.h"
+
+namespace cfx::gateway::pb {
+
+// The protobuf gateway's desk for the CFX index (DESIGN.md §4,
+// docs/protocol.md "Index"): answers IndexQuery and IndexExplainRequest from
+// the index service, and turns a new print or restatement into the
+// IndexPrint every session gets.
+//
+// The index is public, so any logged-on user may ask; only the explanation
+// depends on who asks: the admin sees the firms behind the trades, anyone
+// else stable anonymous labels (S1, S2, ... for sellers, B1, B2, ... for
+// buyers). Who asks comes from the session's user only.
+//
+// Answers larger than one frame are split into several messages (`more`).
+//
+// Thread: the gateway thread, which also feeds the index service. Memory:
+// allocates (cold path).
+class IndexDesk {
+ public:
+  // At most this many days per IndexQuery.
+  static constexpr int64_t kMaxQueryDays = 1'000;
+  // An IndexPrint carries at most this many trade ids (trade_count has the
+  // full number).
+  static constexpr int kMaxTradeIds = 4'000;
+  // The serialized size an answer message is kept below, well inside the
+  // 65,536-byte frame.
+  static constexpr std::size_t kMaxMessageBytes = 60'000;
+
+  // `index` may be null (a server without the index): every request is then
+  // refused INDEX_UNAVAILABLE. It must remain live while the desk is.
+  explicit IndexDesk(const index::IndexService* index) : index_(index) {}
+
+  // The answer to `q`: one or more IndexPrintList envelopes (all but the
+  // last with more = true), or one ReferenceAck refusing it: UNKNOWN_GRADE,
+  // INVALID_DATE, INVALID_DATE_RANGE (from after to), DATE_RANGE_TOO_LONG
+  // (more than kMaxQueryDays), INDEX_UNAVAILABLE.
+  std::vector<wire::v1::Envelope> Query(const wire::v1::IndexQuery& q) const;
+
+  // The answer to `m` for `user`: one or more IndexExplanation envelopes
+  // (all but the last with more = true), or one ReferenceAck refusing it:
+  // UNKNOWN_GRADE, INVALID_DATE, NO_INDEX_PRINT, INDEX_UNAVAILABLE.
+  std::vector<wire::v1::Envelope> Explain(
+      const UserConfig& user, const wire::v1::IndexExplainRequest& m) const;
+
+  // `p` on the wire. REQUIRES: the desk has an index.
+  void ToWire(const index::Print& p, wire::v1::IndexPrint* out) const;
+
+ private:
+  const index::IndexService* index_;
+};
+
+namespace internal {
+
+// Micro-dollars (or micro-GPU-hours) as a decimal with at least
+// `min_decimals` and at most 6 decimals, exact: FormatMicros(6'125'000, 3)
+// == "6.125", FormatMicros(6'262'500, 3) == "6.2625", FormatMicros(-5, 3)
+// == "-0.000005". REQUIRES: 0 <= min_decimals <= 6.
+std::string FormatMicros(int64_t micros, int min_decimals);
+
+}  // namespace internal
+
+}  // namespace cfx::gateway::pb

@@ -1,0 +1,302 @@
+// `cfx index show | history | explain` (docs/cli.md, "Index"): the cfx
+// binary as a child process against an in-process protobuf gateway whose
+// in-memory index service is fed sequenced events directly
+// (tests/gateway/pb/index_gateway_fixture.h); text and --json output, and
+// one-line errors with their exit codes.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gateway/config/instrument_table.h"
+#include "tests/gateway/pb/index_gateway_fixture.h"
+#include "tests/support/temp_dir.h"
+
+#ifndef CFX_TOOL
+#error "CFX_TOOL must name the cfx binary"
+#endif
+
+namespace cfx::gateway::index_test {
+namespace {
+
+struct ToolResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// One "label  value" line of `cfx index show`: labels are padded to the
+// longest, "USD per million tokens".
+std::string Row(const std::string& label, const std::string& value) {
+  return label + std::string(24 - label.size(), ' ') + value;
+}
+
+// A row of the contributing trades' table: it has seller and buyer labels.
+bool IsTradeRow(const std::string& line) {
+  const std::size_t s = line.find("  S");
+  const std::size_t b = line.find("  B");
+  return s != std::string::npos && b != std::string::npos &&
+         s + 3 < line.size() && b + 3 < line.size() &&
+         std::isdigit(static_cast<unsigned char>(line[s + 3])) &&
+         std::isdigit(static_cast<unsigned char>(line[b + 3]));
+}
+
+// The day the tests fix: 2026-12-05.
+const int64_t kDay = ParseDay("2026-12-05").value();
+
+class IndexCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty()) << "mkdtemp failed";
+    ASSERT_TRUE(gw_.ok());
+  }
+
+  // Runs `cfx --port <gateway> --api-key <user> --secret demo-<user>
+  // <args>`, capturing stdout and stderr separately.
+  ToolResult Run(const std::string& args,
+                 const std::string& user = "trader-a") const {
+    ToolResult r;
+    const std::string err_file = tmp_.Sub("stderr");
+    const std::string cmd =
+        "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET " +
+        std::string(CFX_TOOL) + " --port " + std::to_string(gw_.port()) +
+        " --api-key " + user + " --secret demo-" + user + " " + args +
+        " </dev/null 2>" + err_file;
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return r;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) {
+      r.out.append(buf, n);
+    }
+    const int status = pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_file);
+    std::stringstream ss;
+    ss << err.rdbuf();
+    r.err = ss.str();
+    return r;
+  }
+
+  // Expects `code` and one stderr line "cfx: ..." holding `reason`.
+  static void ExpectError(const ToolResult& r, int code,
+                          const std::string& reason) {
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("cfx: ", 0), 0u) << r.err;
+    EXPECT_TRUE(Contains(r.err, reason)) << r.err;
+  }
+
+  // Three days of trades and fixings, 2026-12-03 to 2026-12-05; the last
+  // has 25 trades (12 + 13 more).
+  void FixThreeDays() {
+    for (int64_t d = kDay - 2; d <= kDay; ++d) {
+      ASSERT_TRUE(TradeADay(gw_, d, kStd, 60'000,
+                            static_cast<uint64_t>(100 * (d - kDay + 3))));
+    }
+    for (uint64_t i = 0; i < 13; ++i) {
+      ASSERT_TRUE(gw_.Trade(
+          400 + i,
+          gw_.FixingNs(kDay) - 3 * kHour + static_cast<int64_t>(i) * kSecond,
+          kStd, kProvA, kFirmB, 60'100, 1));
+    }
+    for (int64_t d = kDay - 2; d <= kDay; ++d) ASSERT_TRUE(gw_.Fix(d));
+  }
+
+  cfx::testing::TempDir tmp_;
+  IndexGateway gw_;
+};
+
+TEST_F(IndexCliTest, ShowPrintsEveryFieldOfTheLatestPrint) {
+  FixThreeDays();
+  const index::Print* latest = gw_.index().Latest(kStd);
+  ASSERT_NE(latest, nullptr);
+  ASSERT_EQ(latest->trade_count, 25u);
+  const ToolResult r = Run("index show B200-STD");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::vector<std::string> lines = Lines(r.out);
+  ASSERT_GE(lines.size(), 16u) << r.out;
+  const std::string value = pb::internal::FormatMicros(latest->value_micros, 3);
+  EXPECT_EQ(
+      lines[0].rfind(
+          "CFX-B200-STD 2026-12-05: " + value + " USD per GPU-hour, level ", 0),
+      0u)
+      << r.out;
+  for (const char* label :
+       {"value", "level", "disrupted", "revision", "computed at", "trades",
+        "sellers", "buyers", "GPU-hours", "p25", "p75", "partitions",
+        "USD per million tokens", "attested tokens/s/GPU", "trade ids"}) {
+    bool found = false;
+    for (const std::string& line : lines) {
+      if (line.rfind(std::string(label) + " ", 0) == 0) found = true;
+    }
+    EXPECT_TRUE(found) << label << "\n" << r.out;
+  }
+  EXPECT_TRUE(Contains(r.out, Row("value", value) + "\n")) << r.out;
+  EXPECT_TRUE(
+      Contains(r.out, Row("computed at", "2026-12-05T21:00:00.000000000Z")))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, Row("disrupted", "no\n"))) << r.out;
+  EXPECT_TRUE(Contains(r.out, Row("revision", "0 (fixing)\n"))) << r.out;
+  EXPECT_TRUE(Contains(r.out, Row("trades", "25\n"))) << r.out;
+  EXPECT_TRUE(Contains(
+      r.out, Row("GPU-hours", std::to_string(latest->gpu_hours) + "\n")))
+      << r.out;
+  // 25 trade ids: the first 20, then how many more.
+  std::string ids;
+  for (std::size_t i = 0; i < 20; ++i) {
+    ids += (i == 0 ? "" : " ") + std::to_string(latest->trade_ids[i]);
+  }
+  EXPECT_TRUE(Contains(r.out, Row("trade ids", ids) + " ... and 5 more\n"))
+      << r.out;
+}
+
+TEST_F(IndexCliTest, ShowJsonIsTheIndexPrint) {
+  FixThreeDays();
+  const ToolResult r = Run("index show B200-STD --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(Lines(r.out).size(), 1u) << r.out;
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_TRUE(Contains(r.out, "\"index\":\"CFX-B200-STD\"")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "\"date\":\"2026-12-05\"")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "\"trade_count\":25")) << r.out;
+  EXPECT_TRUE(
+      Contains(r.out, "\"value\":\"" +
+                          pb::internal::FormatMicros(
+                              gw_.index().Latest(kStd)->value_micros, 3) +
+                          "\""))
+      << r.out;
+}
+
+TEST_F(IndexCliTest, HistoryPrintsOneRowPerDay) {
+  FixThreeDays();
+  const ToolResult r = Run("index history B200-STD");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_EQ(lines[0].rfind("DATE        VALUE  LEVEL", 0), 0u) << r.out;
+  EXPECT_TRUE(Contains(lines[0], "TRADES  GPU_HOURS  RESTATED")) << r.out;
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const index::Print* p = gw_.index().Find(kStd, kDay - 2 + i);
+    ASSERT_NE(p, nullptr);
+    const std::string& line = lines[static_cast<std::size_t>(i) + 1];
+    EXPECT_EQ(line.rfind(FormatDay(kDay - 2 + i) + "  ", 0), 0u) << line;
+    EXPECT_TRUE(Contains(line, pb::internal::FormatMicros(p->value_micros, 3)))
+        << line;
+    EXPECT_TRUE(Contains(line, std::to_string(p->gpu_hours))) << line;
+    EXPECT_EQ(line.substr(line.size() - 1), "-") << "not restated: " << line;
+  }
+
+  const ToolResult range =
+      Run("index history B200-STD --from 2026-12-04 --to 2026-12-04");
+  EXPECT_EQ(range.exit_code, 0) << range.err;
+  ASSERT_EQ(Lines(range.out).size(), 2u) << range.out;
+  EXPECT_EQ(Lines(range.out)[1].rfind("2026-12-04", 0), 0u) << range.out;
+
+  const ToolResult json =
+      Run("index history B200-STD --from 2026-12-04 --json");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const std::vector<std::string> objects = Lines(json.out);
+  ASSERT_EQ(objects.size(), 2u) << json.out;
+  EXPECT_TRUE(Contains(objects[0], "\"date\":\"2026-12-04\"")) << json.out;
+  EXPECT_TRUE(Contains(objects[1], "\"date\":\"2026-12-05\"")) << json.out;
+}
+
+TEST_F(IndexCliTest, ExplainNamesNoFirmExceptToTheAdmin) {
+  FixThreeDays();
+  const ToolResult r = Run("index explain B200-STD 2026-12-05");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "CFX-B200-STD 2026-12-05: ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "contributing trades:\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "TRADE_ID  AGE  PRICE")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "SELLER  BUYER")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "  S1  ")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "  B1")) << r.out;
+  for (const char* firm :
+       {"FIRM-A", "FIRM-B", "FIRM-C", "PROV-A", "PROV-B", "PROV-C"}) {
+    EXPECT_FALSE(Contains(r.out, firm)) << firm << "\n" << r.out;
+  }
+  // One row per contributing trade.
+  std::size_t rows = 0;
+  for (const std::string& line : Lines(r.out)) {
+    if (IsTradeRow(line)) ++rows;
+  }
+  EXPECT_EQ(rows, 25u) << r.out;
+
+  const ToolResult admin = Run("index explain B200-STD", "admin");
+  EXPECT_EQ(admin.exit_code, 0) << admin.err;
+  EXPECT_TRUE(Contains(admin.out, "PROV-A")) << admin.out;
+  EXPECT_TRUE(Contains(admin.out, "FIRM-B")) << admin.out;
+
+  const ToolResult json = Run("index explain B200-STD --json");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  ASSERT_EQ(Lines(json.out).size(), 1u) << json.out;
+  EXPECT_TRUE(Contains(json.out, "\"seller\":\"S1\"")) << json.out;
+  EXPECT_TRUE(Contains(json.out, "\"level_name\":\"")) << json.out;
+  EXPECT_FALSE(Contains(json.out, "PROV-A")) << json.out;
+}
+
+TEST_F(IndexCliTest, UnknownGradeExitsOneWithOneLine) {
+  FixThreeDays();
+  for (const char* args : {"index show H100-STD", "index history H100-STD",
+                           "index explain H100-STD"}) {
+    SCOPED_TRACE(args);
+    const ToolResult r = Run(args);
+    ExpectError(r, 1, "rejected: UNKNOWN_GRADE: no grade \"H100-STD\"");
+    EXPECT_EQ(r.out, "");
+  }
+  // --json also prints the refusal.
+  const ToolResult json = Run("index show H100-STD --json");
+  ExpectError(json, 1, "UNKNOWN_GRADE");
+  EXPECT_TRUE(Contains(json.out, "\"reason\":\"REJECT_REASON_UNKNOWN_GRADE\""))
+      << json.out;
+}
+
+TEST_F(IndexCliTest, RangeAndDateErrors) {
+  FixThreeDays();
+  ExpectError(Run("index history B200-STD --from 2026-12-05 --to 2026-12-01"),
+              1, "INVALID_DATE_RANGE");
+  ExpectError(Run("index history B200-STD --from 2020-01-01 --to 2026-12-05"),
+              1, "DATE_RANGE_TOO_LONG");
+  ExpectError(Run("index explain B200-STD 2026-12-01"), 1, "NO_INDEX_PRINT");
+  // Malformed dates never reach the exchange.
+  ExpectError(Run("index history B200-STD --from 2026-13-01"), 2,
+              "--from: \"2026-13-01\" is not a date (YYYY-MM-DD)");
+  ExpectError(Run("index explain B200-STD 5/12/2026"), 2, "is not a date");
+  ExpectError(Run("index show"), 2, "GRADE");
+  // A byte that is no text (not UTF-8 either) is refused before sending.
+  ExpectError(Run("index show \"$(printf '\\377')\""), 2,
+              "GRADE: not a grade name");
+  ExpectError(Run("index explain 'B200 STD'"), 2, "GRADE: not a grade name");
+}
+
+TEST_F(IndexCliTest, NoPrintYet) {
+  const ToolResult show = Run("index show B200-STD");
+  ExpectError(show, 1, "no print of CFX-B200-STD yet");
+  EXPECT_EQ(show.out, "");
+  const ToolResult history = Run("index history B200-STD");
+  EXPECT_EQ(history.exit_code, 0) << history.err;
+  EXPECT_EQ(history.out, "no prints of CFX-B200-STD\n");
+  ExpectError(Run("index explain B200-STD"), 1, "NO_INDEX_PRINT");
+}
+
+}  // namespace
+}  // namespace cfx::gateway::index_test
