@@ -288,10 +288,10 @@ struct IndexService::State {
     const int64_t at = m().FixingNs(day);
     const uint32_t n = static_cast<uint32_t>(grades.size());
     std::vector<Print> prints(n);
-    std::vector<bool> todo(n, false);
+    std::vector<bool> unfixed(n, false);
     for (uint32_t g = 0; g < n; ++g) {
       if (Latest(g, day) != nullptr) continue;  // fixed already (replay)
-      todo[g] = true;
+      unfixed[g] = true;
       prints[g] = ComputeFixing(For(g), Input(g, day, at, /*with_other=*/false),
                                 nullptr);
     }
@@ -299,12 +299,12 @@ struct IndexService::State {
     // grades that fell below Level 2 are computed again once every grade's
     // own-trade levels are known.
     for (uint32_t g = 0; g < n; ++g) {
-      if (!todo[g] || FromTrades(prints[g].level)) continue;
+      if (!unfixed[g] || FromTrades(prints[g].level)) continue;
       const int32_t ref =
           g < config.reference_grade.size() ? config.reference_grade[g] : -1;
       if (ref < 0 || static_cast<uint32_t>(ref) >= n) continue;
       const uint32_t r = static_cast<uint32_t>(ref);
-      const Print* other = todo[r] ? &prints[r] : Latest(r, day);
+      const Print* other = unfixed[r] ? &prints[r] : Latest(r, day);
       if (other == nullptr || !FromTrades(other->level) || !other->has_value) {
         continue;
       }
@@ -313,7 +313,7 @@ struct IndexService::State {
       prints[g] = ComputeFixing(For(g), in, nullptr);
     }
     for (uint32_t g = 0; g < n; ++g) {
-      if (!todo[g]) continue;
+      if (!unfixed[g]) continue;
       prints[g].grade = g;
       prints[g].day = day;
       prints[g].revision = 0;
