@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <map>
+#include <span>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -98,31 +99,128 @@ Uint128 DivRoundHalfUp(const U256& n, const U256& d) {
 // make the order total, so that even duplicated ids cannot make the result
 // depend on the input order.
 bool PriceOrder(const IndexTrade& a, const IndexTrade& b) {
-  return std::tie(a.price_micros, a.trade_id, a.ts_ns, a.lots, a.seller,
-                  a.buyer, a.seller_group, a.buyer_group, a.seller_milli_tokens,
-                  a.busted_at_ns) <
-         std::tie(b.price_micros, b.trade_id, b.ts_ns, b.lots, b.seller,
-                  b.buyer, b.seller_group, b.buyer_group, b.seller_milli_tokens,
-                  b.busted_at_ns);
+  if (a.price_micros != b.price_micros) return a.price_micros < b.price_micros;
+  if (a.trade_id != b.trade_id) return a.trade_id < b.trade_id;
+  return std::tie(a.ts_ns, a.lots, a.seller, a.buyer, a.seller_group,
+                  a.buyer_group, a.seller_milli_tokens, a.busted_at_ns) <
+         std::tie(b.ts_ns, b.lots, b.seller, b.buyer, b.seller_group,
+                  b.buyer_group, b.seller_milli_tokens, b.busted_at_ns);
 }
 
-// An eligible trade as a level uses it.
+// An eligible trade as a level uses it: the fields the levels read, copied
+// next to each other (one cache line), so that passes in price order do not
+// chase pointers. `trade` points into FixingInput::days[age].
 struct Item {
   const IndexTrade* trade = nullptr;
-  int64_t age = 0;
+  int64_t price = 0;      // micro-dollars
+  uint64_t id = 0;        // trade id
   int64_t gpu_hours = 0;  // q
   int64_t weight = 0;     // the level's weight, micro-GPU-hours
-  int64_t kept4 = 0;      // 1b/2: kept weight x 4
-  uint32_t partition = 0;
+  uint64_t milli_tokens = 0;
+  uint32_t seller = 0;
+  uint32_t buyer = 0;
+  uint32_t partition = 0;  // 1-based for day d's trades (1a), else 0
+  uint16_t age = 0;        // < kMaxPoolDays
 };
 
 bool ItemPriceOrder(const Item& a, const Item& b) {
+  if (a.price != b.price) return a.price < b.price;
+  if (a.id != b.id) return a.id < b.id;
   return PriceOrder(*a.trade, *b.trade);
 }
 
 bool ItemAgeOrder(const Item& a, const Item& b) {
   if (a.age != b.age) return a.age < b.age;
-  return PriceOrder(*a.trade, *b.trade);
+  return ItemPriceOrder(a, b);
+}
+
+// Euclid's algorithm, for uint64_t and Uint128 (std::gcd takes neither
+// 128-bit type in strict C++20).
+template <typename U>
+U Gcd(U a, U b) {
+  while (b != 0) {
+    const U r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+// Sorts `items` into price order (ItemPriceOrder). When the ids increase
+// strictly (the order trades matched) and the prices sit on a grid of at
+// most kMaxBuckets steps (they are on a tick), a stable counting sort by
+// price gives that order in linear time; otherwise a comparison sort.
+void SortByPrice(std::vector<Item>& items) {
+  constexpr uint64_t kMaxBuckets = uint64_t{1} << 20;
+  const std::size_t n = items.size();
+  if (n < 2) return;
+  bool increasing = true;
+  int64_t lo = items[0].price;
+  int64_t hi = items[0].price;
+  for (std::size_t i = 1; i < n; ++i) {
+    increasing = increasing && items[i - 1].id < items[i].id;
+    lo = std::min(lo, items[i].price);
+    hi = std::max(hi, items[i].price);
+  }
+  uint64_t step = 0;  // gcd of (price - lo)
+  if (increasing) {
+    for (const Item& item : items) {
+      const auto d = static_cast<uint64_t>(item.price - lo);
+      if (step == 0 || d % step != 0) step = Gcd(step, d);
+    }
+  }
+  const uint64_t buckets =
+      step == 0 ? 1 : static_cast<uint64_t>(hi - lo) / step + 1;
+  if (!increasing || buckets > std::max<uint64_t>(n, 1'024) ||
+      buckets > kMaxBuckets) {
+    std::sort(items.begin(), items.end(), ItemPriceOrder);
+    return;
+  }
+  std::vector<uint32_t> bucket(n);
+  std::vector<std::size_t> start(buckets + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const uint64_t d = static_cast<uint64_t>(items[i].price - lo);
+    bucket[i] = static_cast<uint32_t>(step == 0 ? 0 : d / step);
+    ++start[bucket[i] + 1];
+  }
+  for (uint64_t b = 1; b <= buckets; ++b) start[b] += start[b - 1];
+  std::vector<Item> sorted(n);
+  for (std::size_t i = 0; i < n; ++i) sorted[start[bucket[i]]++] = items[i];
+  items.swap(sorted);
+}
+
+// Numbers firm ids 0, 1, 2, ... in the order they are first seen: a plain
+// table for ids below kDenseLimit (the usual case), a hash map above.
+class FirmSlots {
+ public:
+  explicit FirmSlots(uint32_t max_id) : dense_(max_id < kDenseLimit) {
+    if (dense_) slot_.assign(std::size_t{max_id} + 1, kNone);
+  }
+  uint32_t Slot(uint32_t id) {
+    if (dense_) {
+      uint32_t& s = slot_[id];
+      if (s == kNone) s = count_++;
+      return s;
+    }
+    const auto [it, inserted] = map_.try_emplace(id, count_);
+    if (inserted) ++count_;
+    return it->second;
+  }
+  uint32_t count() const { return count_; }
+
+ private:
+  static constexpr uint32_t kDenseLimit = uint32_t{1} << 20;
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  bool dense_;
+  uint32_t count_ = 0;
+  std::vector<uint32_t> slot_;
+  std::unordered_map<uint32_t, uint32_t> map_;
+};
+
+uint32_t MaxFirm(std::span<const Item> items) {
+  uint32_t m = 0;
+  for (const Item& item : items) m = std::max({m, item.seller, item.buyer});
+  return m;
 }
 
 // One day's eligible (with capped weights) and excluded trades, each in
@@ -160,69 +258,108 @@ std::string_view ExclusionReason(const MethodologyConfig& c,
   return {};
 }
 
-// min(1, c Q / Q_x) as a fraction, c = cap_bp / 10,000.
+// min(1, c Q / Q_x) as a fraction in lowest terms, c = cap_bp / 10,000.
 struct Factor {
   Uint128 num = 1;
   Uint128 den = 1;
+  bool one() const { return num == den; }
 };
 
 Factor CapFactor(int64_t cap_bp, Int128 total, Int128 firm) {
   const Int128 num = static_cast<Int128>(std::max<int64_t>(cap_bp, 0)) * total;
   const Int128 den = Int128{10'000} * firm;
   if (num >= den) return {};
-  return {static_cast<Uint128>(num), static_cast<Uint128>(den)};
+  if (num == 0) return {0, 1};
+  const Uint128 g = Gcd(static_cast<Uint128>(num), static_cast<Uint128>(den));
+  return {static_cast<Uint128>(num) / g, static_cast<Uint128>(den) / g};
+}
+
+// round(q x s x b) half-up, q in micro-GPU-hours, exactly.
+int64_t CappedWeight(int64_t q_micros, const Factor& s, const Factor& b) {
+  const auto q = static_cast<Uint128>(q_micros);
+  if (s.one() && b.one()) return q_micros;
+  Uint128 num;
+  Uint128 den;
+  if (!__builtin_mul_overflow(q, s.num, &num) &&
+      !__builtin_mul_overflow(num, b.num, &num) &&
+      !__builtin_mul_overflow(s.den, b.den, &den)) {
+    const Uint128 quot = num / den;
+    const Uint128 rem = num % den;
+    return static_cast<int64_t>(rem >= den - rem ? quot + 1 : quot);
+  }
+  return static_cast<int64_t>(
+      DivRoundHalfUp(Mul(q * s.num, b.num), Mul(s.den, b.den)));
 }
 
 // The trades of day `in.day - age`: those inside the day's window, split
 // into eligible and excluded, the eligible ones with capped weights.
 DayTrades PrepareDay(const MethodologyConfig& c, const FixingInput& in,
-                     int64_t age) {
+                     uint32_t age) {
   DayTrades out;
-  const auto a = static_cast<std::size_t>(age);
   const int64_t day = in.day - age;
   const int64_t begin = c.FixingNs(day - 1);
   const int64_t end = c.FixingNs(day);
-  const Print* ref = a < in.prev.size() ? in.prev[a] : nullptr;
+  const Print* ref = age < in.prev.size() ? in.prev[age] : nullptr;
 
-  std::vector<const IndexTrade*> trades;
-  if (a < in.days.size()) {
-    for (const IndexTrade& t : in.days[a]) {
-      if (t.ts_ns >= begin && t.ts_ns < end) trades.push_back(&t);
+  // One pass in input order (sequential memory), then the compact items
+  // are put in price order.
+  const bool with_partitions = age == 0 && c.partitions > 0;
+  const int64_t parts = with_partitions ? c.partitions : 1;
+  if (age < in.days.size()) {
+    out.eligible.reserve(in.days[age].size());
+    for (const IndexTrade& t : in.days[age]) {
+      if (t.ts_ns < begin || t.ts_ns >= end) continue;
+      const std::string_view reason = ExclusionReason(c, t, in.as_of_ns, ref);
+      if (!reason.empty()) {
+        out.excluded.push_back(ExcludedTrade{t, age, reason});
+        continue;
+      }
+      Item item;
+      item.trade = &t;
+      item.price = t.price_micros;
+      item.id = t.trade_id;
+      item.gpu_hours = t.lots * c.gpu_hours_per_lot;
+      item.milli_tokens = t.seller_milli_tokens;
+      item.seller = t.seller;
+      item.buyer = t.buyer;
+      item.age = static_cast<uint16_t>(age);
+      if (with_partitions) {
+        const Int128 offset = t.ts_ns - begin;  // in [0, 1 day)
+        item.partition =
+            static_cast<uint32_t>(offset * parts / kNanosPerDay + 1);
+      }
+      out.eligible.push_back(item);
     }
   }
-  std::sort(trades.begin(), trades.end(),
-            [](const IndexTrade* x, const IndexTrade* y) {
-              return PriceOrder(*x, *y);
+  SortByPrice(out.eligible);
+  std::sort(out.excluded.begin(), out.excluded.end(),
+            [](const ExcludedTrade& x, const ExcludedTrade& y) {
+              return PriceOrder(x.trade, y.trade);
             });
-  for (const IndexTrade* t : trades) {
-    const std::string_view reason = ExclusionReason(c, *t, in.as_of_ns, ref);
-    if (!reason.empty()) {
-      out.excluded.push_back(ExcludedTrade{*t, age, reason});
-      continue;
-    }
-    Item item;
-    item.trade = t;
-    item.age = age;
-    item.gpu_hours = t->lots * c.gpu_hours_per_lot;
-    out.eligible.push_back(item);
-  }
 
   // The cap: Q and each firm's Q_x (both sides) over this day's eligible
-  // trades, once, with no renormalisation.
+  // trades, once, with no renormalisation; one factor per firm.
+  FirmSlots slots(MaxFirm(out.eligible));
+  std::vector<std::pair<uint32_t, uint32_t>> sides(out.eligible.size());
+  std::vector<Int128> by_firm;
   Int128 total = 0;
-  std::map<uint32_t, Int128> by_firm;
-  for (const Item& item : out.eligible) {
+  for (std::size_t i = 0; i < out.eligible.size(); ++i) {
+    const Item& item = out.eligible[i];
+    sides[i] = {slots.Slot(item.seller), slots.Slot(item.buyer)};
+    by_firm.resize(slots.count());
     total += item.gpu_hours;
-    by_firm[item.trade->seller] += item.gpu_hours;
-    by_firm[item.trade->buyer] += item.gpu_hours;
+    by_firm[sides[i].first] += item.gpu_hours;
+    by_firm[sides[i].second] += item.gpu_hours;
   }
-  for (Item& item : out.eligible) {
-    const Factor s = CapFactor(c.cap_bp, total, by_firm[item.trade->seller]);
-    const Factor b = CapFactor(c.cap_bp, total, by_firm[item.trade->buyer]);
-    const Uint128 q =
-        static_cast<Uint128>(item.gpu_hours) * kMicrosPerGpuHour * s.num;
+  std::vector<Factor> factors(by_firm.size());
+  for (std::size_t f = 0; f < by_firm.size(); ++f) {
+    factors[f] = CapFactor(c.cap_bp, total, by_firm[f]);
+  }
+  for (std::size_t i = 0; i < out.eligible.size(); ++i) {
+    Item& item = out.eligible[i];
     item.weight =
-        static_cast<int64_t>(DivRoundHalfUp(Mul(q, b.num), Mul(s.den, b.den)));
+        CappedWeight(item.gpu_hours * kMicrosPerGpuHour,
+                     factors[sides[i].first], factors[sides[i].second]);
   }
   return out;
 }
@@ -236,24 +373,19 @@ struct Summary {
   int64_t gpu_hours = 0;
 };
 
-uint32_t Distinct(std::vector<uint32_t> ids) {
-  std::sort(ids.begin(), ids.end());
-  return static_cast<uint32_t>(std::unique(ids.begin(), ids.end()) -
-                               ids.begin());
-}
-
-Summary Summarize(const std::vector<Item>& items) {
+Summary Summarize(std::span<const Item> items) {
   Summary s;
-  std::vector<uint32_t> sellers;
-  std::vector<uint32_t> buyers;
+  const uint32_t max_firm = MaxFirm(items);
+  FirmSlots sellers(max_firm);
+  FirmSlots buyers(max_firm);
   for (const Item& item : items) {
-    sellers.push_back(item.trade->seller);
-    buyers.push_back(item.trade->buyer);
+    sellers.Slot(item.seller);
+    buyers.Slot(item.buyer);
     s.gpu_hours += item.gpu_hours;
   }
   s.trades = static_cast<uint32_t>(items.size());
-  s.sellers = Distinct(std::move(sellers));
-  s.buyers = Distinct(std::move(buyers));
+  s.sellers = sellers.count();
+  s.buyers = buyers.count();
   return s;
 }
 
@@ -282,7 +414,7 @@ std::string Shortfall(const MethodologyConfig& c, const Summary& s) {
   return out;
 }
 
-Int128 TotalWeight(const std::vector<Item>& items) {
+Int128 TotalWeight(std::span<const Item> items) {
   Int128 total = 0;
   for (const Item& item : items) total += item.weight;
   return total;
@@ -292,40 +424,64 @@ Int128 TotalWeight(const std::vector<Item>& items) {
 // den x cum_i >= num x total; on equality, the mean with the next price.
 // Returns twice the price, so that a mean of two prices stays exact.
 // REQUIRES: total = the items' total weight > 0.
-Int128 TwiceQuantile(const std::vector<Item>& items, Int128 total, int64_t num,
+Int128 TwiceQuantile(std::span<const Item> items, Int128 total, int64_t num,
                      int64_t den) {
   Int128 cum = 0;
+  const Int128 rhs = num * total;
   for (std::size_t i = 0; i < items.size(); ++i) {
     cum += items[i].weight;
     const Int128 lhs = den * cum;
-    const Int128 rhs = num * total;
     if (lhs < rhs) continue;
-    const Int128 p = items[i].trade->price_micros;
-    if (lhs == rhs && i + 1 < items.size()) {
-      return p + items[i + 1].trade->price_micros;
-    }
+    const Int128 p = items[i].price;
+    if (lhs == rhs && i + 1 < items.size()) return p + items[i + 1].price;
     return 2 * p;
   }
-  return items.empty() ? 0 : 2 * Int128{items.back().trade->price_micros};
+  return items.empty() ? 0 : 2 * Int128{items.back().price};
 }
 
 // T: the weight-average of the sellers' attested throughput over the
 // trades that have one; 0 when none has.
-uint64_t AttestedMilliTokens(const std::vector<Item>& items) {
+uint64_t AttestedMilliTokens(std::span<const Item> items) {
   Int128 num = 0;
   Int128 den = 0;
   for (const Item& item : items) {
-    if (item.trade->seller_milli_tokens == 0) continue;
-    num += Int128{item.weight} *
-           static_cast<Int128>(item.trade->seller_milli_tokens);
+    if (item.milli_tokens == 0) continue;
+    num += Int128{item.weight} * static_cast<Int128>(item.milli_tokens);
     den += item.weight;
   }
   return den > 0 ? static_cast<uint64_t>(RoundHalfUp(num, den, 1)) : 0;
 }
 
+// The ids of `items`, ascending. The items point into in.days, whose spans
+// are usually in id order already (the order trades matched), so the ids
+// are collected by position there and sorted only when that was not so.
+std::vector<uint64_t> AscendingIds(const FixingInput& in,
+                                   std::span<const Item> items) {
+  std::vector<std::vector<bool>> marks(in.days.size());
+  for (std::size_t a = 0; a < in.days.size(); ++a) {
+    marks[a].assign(in.days[a].size(), false);
+  }
+  for (const Item& item : items) {
+    marks[item.age]
+         [static_cast<std::size_t>(item.trade - in.days[item.age].data())] =
+             true;
+  }
+  std::vector<uint64_t> ids;
+  ids.reserve(items.size());
+  for (std::size_t a = in.days.size(); a-- > 0;) {  // oldest day first
+    for (std::size_t i = 0; i < marks[a].size(); ++i) {
+      if (marks[a][i]) ids.push_back(in.days[a][i].trade_id);
+    }
+  }
+  if (!std::is_sorted(ids.begin(), ids.end())) {
+    std::sort(ids.begin(), ids.end());
+  }
+  return ids;
+}
+
 // Fills the published description of a level's input set (in price
 // order, with the level's weights).
-void Describe(const std::vector<Item>& items, Print* p) {
+void Describe(const FixingInput& in, std::span<const Item> items, Print* p) {
   const Summary s = Summarize(items);
   p->trade_count = s.trades;
   p->sellers = s.sellers;
@@ -336,22 +492,30 @@ void Describe(const std::vector<Item>& items, Print* p) {
     p->p25_micros = RoundHalfUp(TwiceQuantile(items, total, 1, 4), 2, 1);
     p->p75_micros = RoundHalfUp(TwiceQuantile(items, total, 3, 4), 2, 1);
   }
-  p->trade_ids.clear();
-  for (const Item& item : items) p->trade_ids.push_back(item.trade->trade_id);
-  std::sort(p->trade_ids.begin(), p->trade_ids.end());
+  p->trade_ids = AscendingIds(in, items);
   p->attested_milli_tokens = AttestedMilliTokens(items);
 }
 
-void ListContributing(std::vector<Item> items, Explanation* ex) {
-  std::sort(items.begin(), items.end(), ItemAgeOrder);
+// The explanation's list of contributing trades; nothing when `ex` is null.
+// kept4[i] is items[i]'s kept weight x 4 (1b/2), or empty (1a).
+void ListContributing(std::span<const Item> items,
+                      std::span<const int64_t> kept4, Explanation* ex) {
+  if (ex == nullptr) return;
+  std::vector<std::size_t> order(items.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&items](std::size_t a, std::size_t b) {
+    return ItemAgeOrder(items[a], items[b]);
+  });
   ex->trades.clear();
-  for (const Item& item : items) {
+  ex->trades.reserve(items.size());
+  for (const std::size_t i : order) {
+    const Item& item = items[i];
     ContributingTrade t;
     t.trade = *item.trade;
     t.age = item.age;
     t.gpu_hours = item.gpu_hours;
     t.weight = item.weight;
-    t.kept_weight = item.kept4;
+    t.kept_weight = kept4.empty() ? 0 : kept4[i];
     t.partition = item.partition;
     ex->trades.push_back(t);
   }
@@ -361,58 +525,102 @@ void ListContributing(std::vector<Item> items, Explanation* ex) {
 
 // 1a: the plain mean of the partitions' volume-weighted medians. Returns
 // false, with the reason in `note`, when too few partitions qualify.
+// `eligible` is day d's, in price order, with partitions. `ex` may be null.
 bool Level1a(const MethodologyConfig& c, const FixingInput& in,
              const std::vector<Item>& eligible, Print* p, Explanation* ex,
              std::string* note) {
-  const int64_t begin = c.FixingNs(in.day - 1);
-  std::map<uint32_t, std::vector<Item>> parts;  // eligible is in price order
-  if (c.partitions > 0) {
-    for (Item item : eligible) {
-      const Int128 offset = item.trade->ts_ns - begin;  // in [0, 1 day)
-      item.partition =
-          static_cast<uint32_t>(offset * c.partitions / kNanosPerDay) + 1;
-      parts[item.partition].push_back(item);
+  const uint32_t n_parts = c.partitions;
+  const std::size_t slots = std::size_t{n_parts} + 1;
+  // Per partition k (1-based): trades, total weight, and whether it counts.
+  std::vector<uint32_t> trades(slots, 0);
+  std::vector<Int128> totals(slots, 0);
+  if (n_parts > 0) {
+    for (const Item& item : eligible) {
+      ++trades[item.partition];
+      totals[item.partition] += item.weight;
     }
   }
   const uint32_t min_trades = std::max<uint32_t>(c.min_partition_trades, 1);
-  std::vector<Item> used;
-  std::vector<PartitionValue> values;
-  Int128 twice_sum = 0;
-  uint32_t mask = 0;
-  for (const auto& [k, items] : parts) {
-    if (items.size() < min_trades) continue;
-    const Int128 total = TotalWeight(items);
-    if (total <= 0) continue;
-    const Int128 twice = TwiceQuantile(items, total, 1, 2);
-    twice_sum += twice;
-    values.push_back(PartitionValue{k, static_cast<uint32_t>(items.size()),
-                                    RoundHalfUp(twice, 2, 1)});
-    if (k <= 32) mask |= uint32_t{1} << (k - 1);
-    used.insert(used.end(), items.begin(), items.end());
+  std::vector<bool> qualifies(slots, false);
+  uint32_t count = 0;
+  for (uint32_t k = 1; k <= n_parts; ++k) {
+    qualifies[k] = trades[k] >= min_trades && totals[k] > 0;
+    if (qualifies[k]) ++count;
   }
-  const auto count = static_cast<uint32_t>(values.size());
   if (count < std::max<uint32_t>(c.min_partitions, 1)) {
     *note = "1a: " + std::to_string(count) +
             " partitions with >= " + std::to_string(c.min_partition_trades) +
             " trades < " + std::to_string(c.min_partitions);
     return false;
   }
-  std::sort(used.begin(), used.end(), ItemPriceOrder);
+
+  // Each partition's median in one pass over the price order: the first
+  // trade with 2 x cum >= total, on equality the mean with the partition's
+  // next price (TwiceQuantile at 1/2).
+  enum : uint8_t { kSearching, kPending, kDone };
+  std::vector<uint8_t> state(slots, kSearching);
+  std::vector<Int128> cum(slots, 0);
+  std::vector<Int128> twice(slots, 0);
+  uint32_t remaining = count;
+  for (std::size_t i = 0; i < eligible.size() && remaining > 0; ++i) {
+    const Item& item = eligible[i];
+    const uint32_t k = item.partition;
+    if (!qualifies[k] || state[k] == kDone) continue;
+    if (state[k] == kPending) {
+      twice[k] += item.price;
+      state[k] = kDone;
+      --remaining;
+      continue;
+    }
+    cum[k] += item.weight;
+    const Int128 lhs = 2 * cum[k];
+    if (lhs < totals[k]) continue;
+    if (lhs == totals[k]) {
+      twice[k] = item.price;  // the next price of k is added to it
+      state[k] = kPending;
+    } else {
+      twice[k] = 2 * Int128{item.price};
+      state[k] = kDone;
+      --remaining;
+    }
+  }
+  std::vector<PartitionValue> values;
+  Int128 twice_sum = 0;
+  uint32_t mask = 0;
+  for (uint32_t k = 1; k <= n_parts; ++k) {
+    if (!qualifies[k]) continue;
+    if (state[k] == kPending) twice[k] *= 2;  // the partition's last trade
+    twice_sum += twice[k];
+    values.push_back(PartitionValue{k, trades[k], RoundHalfUp(twice[k], 2, 1)});
+    if (k <= 32) mask |= uint32_t{1} << (k - 1);
+  }
+
+  // The used trades, still in price order.
+  std::vector<Item> filtered;
+  std::span<const Item> used = eligible;
+  if (count != n_parts) {
+    filtered.reserve(eligible.size());
+    for (const Item& item : eligible) {
+      if (qualifies[item.partition]) filtered.push_back(item);
+    }
+    used = filtered;
+  }
   p->level = Level::k1a;
   p->has_value = true;
   p->value_micros = RoundHalfUp(twice_sum, 2 * Int128{count}, kValueUnit);
   p->partitions_used = mask;
-  Describe(used, p);
-  ListContributing(used, ex);
-  ex->partitions = std::move(values);
+  Describe(in, used, p);
+  ListContributing(used, {}, ex);
+  if (ex != nullptr) ex->partitions = std::move(values);
   return true;
 }
 
 // 1b and Level 2: the volume-weighted mean of the central half of the
 // weight, boundary trades split pro rata. `items` are in price order with
 // the level's weights. Returns false with a note when there is no weight.
-bool TrimmedMean(Level level, std::vector<Item> items, Print* p,
-                 Explanation* ex, std::string* note) {
+// `ex` may be null.
+bool TrimmedMean(Level level, const FixingInput& in, std::vector<Item>& items,
+                 Print* p, Explanation* ex, std::string* note) {
   const Int128 total = TotalWeight(items);
   if (total <= 0) {
     *note = std::string(LevelName(level)) + ": total weight 0";
@@ -422,20 +630,23 @@ bool TrimmedMean(Level level, std::vector<Item> items, Print* p,
   // the integers W and 3W.
   Int128 cum4 = 0;
   Int128 sum = 0;
-  for (Item& item : items) {
+  std::vector<int64_t> kept4(ex != nullptr ? items.size() : 0);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Item& item = items[i];
+    item.partition = 0;  // partitions are 1a's
     const Int128 from = cum4;
     cum4 += 4 * Int128{item.weight};
     const Int128 kept =
         std::max<Int128>(0, std::min(cum4, 3 * total) - std::max(from, total));
-    item.kept4 = static_cast<int64_t>(kept);
-    sum += kept * item.trade->price_micros;
+    if (!kept4.empty()) kept4[i] = static_cast<int64_t>(kept);
+    sum += kept * item.price;
   }
   // value = Σ (kept4 / 4) x p / (W / 2) = Σ kept4 x p / (2 W).
   p->level = level;
   p->has_value = true;
   p->value_micros = RoundHalfUp(sum, 2 * total, kValueUnit);
-  Describe(items, p);
-  ListContributing(std::move(items), ex);
+  Describe(in, items, p);
+  ListContributing(items, kept4, ex);
   return true;
 }
 
@@ -498,7 +709,9 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
   Print p;
   p.grade = input.grade;
   p.day = input.day;
+  // Notes are always kept (they are short); trades only when asked for.
   Explanation ex;
+  Explanation* listing = explain != nullptr ? &ex : nullptr;
 
   std::vector<DayTrades> days;
   days.push_back(PrepareDay(config, input, 0));
@@ -508,10 +721,11 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
   const std::string shortfall = Shortfall(config, Summarize(days[0].eligible));
   if (shortfall.empty()) {
     std::string note;
-    done = Level1a(config, input, days[0].eligible, &p, &ex, &note);
+    done = Level1a(config, input, days[0].eligible, &p, listing, &note);
     if (!done) {
       ex.notes.push_back(std::move(note));
-      done = TrimmedMean(Level::k1b, days[0].eligible, &p, &ex, &note);
+      done =
+          TrimmedMean(Level::k1b, input, days[0].eligible, &p, listing, &note);
       if (!done) ex.notes.push_back(std::move(note));
     }
   } else {
@@ -526,7 +740,7 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
       for (const DayTrades& day : days) {
         for (Item item : day.eligible) {
           // x 0.5^age, up to the common factor 2^(n - 1).
-          item.weight <<= static_cast<int64_t>(n) - 1 - item.age;
+          item.weight <<= n - 1 - item.age;
           pool.push_back(item);
         }
       }
@@ -534,7 +748,7 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
       const std::string pool_shortfall = Shortfall(config, Summarize(pool));
       if (pool_shortfall.empty()) {
         std::string note;
-        done = TrimmedMean(Level::k2, std::move(pool), &p, &ex, &note);
+        done = TrimmedMean(Level::k2, input, pool, &p, listing, &note);
         if (!done) ex.notes.push_back(std::move(note));
       } else {
         ex.notes.push_back("2: " + pool_shortfall);

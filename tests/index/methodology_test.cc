@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/index/explanation_dump.h"
+
 namespace cfx::index {
 namespace {
 
@@ -91,23 +93,6 @@ std::string Reasons(const std::vector<ExcludedTrade>& excluded) {
     out += std::to_string(e.trade.trade_id) + ":" + std::string(e.reason) + " ";
   }
   return out;
-}
-
-std::string Dump(const Explanation& ex) {
-  std::ostringstream out;
-  for (const auto& t : ex.trades) {
-    out << "T " << t.trade.trade_id << ' ' << t.age << ' ' << t.gpu_hours << ' '
-        << t.weight << ' ' << t.kept_weight << ' ' << t.partition << '\n';
-  }
-  for (const auto& e : ex.excluded) {
-    out << "X " << e.trade.trade_id << ' ' << e.age << ' ' << e.reason << '\n';
-  }
-  for (const auto& p : ex.partitions) {
-    out << "P " << p.partition << ' ' << p.trades << ' ' << p.vwm_micros
-        << '\n';
-  }
-  for (const auto& n : ex.notes) out << "N " << n << '\n';
-  return out.str();
 }
 
 // ---- Golden cases ----
