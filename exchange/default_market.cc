@@ -46,6 +46,9 @@ DefaultMarket MakeDefaultMarket() {
       ic.max_quantity = Quantity{1'000};
       ic.gpu_hours_per_lot = 730;
       ic.grade = static_cast<uint32_t>(&root - roots);
+      // Initial margin: one group per root; maturity year x 12 + month - 1.
+      ic.margin_group = static_cast<uint32_t>(&root - roots) + 1;
+      ic.maturity_month = year * 12 + month - 1;
       m.engine.instruments.push_back(ic);
       m.symbols.push_back(std::string(root.name) + kMonthCodes[month - 1] +
                           std::to_string(year % 10));
@@ -80,7 +83,9 @@ DefaultMarket MakeDefaultMarket() {
                                   {"PROV-C", AccountId{6}}};
   m.accounts = {"", "FIRM-A", "FIRM-B", "FIRM-C", "PROV-A", "PROV-B", "PROV-C"};
   for (uint32_t a = 1; a < m.accounts.size(); ++a) {
-    m.engine.accounts.push_back({AccountId{a}, StpMode::kCancelNewest});
+    // $10,000,000 of collateral each, as in deploy/config.
+    m.engine.accounts.push_back({AccountId{a}, StpMode::kCancelNewest,
+                                 Amount{10'000'000 * kMicrosPerUsd}});
   }
   return m;
 }

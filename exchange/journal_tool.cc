@@ -55,6 +55,8 @@ std::string TypeName(CommandType t) {
       return "REPORT_FAILURE";
     case CommandType::kIndexFixing:
       return "INDEX_FIXING";
+    case CommandType::kCollateral:
+      return "COLLATERAL";
   }
   return Unknown(static_cast<unsigned>(t));
 }
@@ -148,6 +150,18 @@ std::string FormatGridPrice(Price p) {
   return buf;
 }
 
+// Micro-dollars as dollars with all six decimals: "-1500.250000".
+std::string FormatMicros(int64_t micros) {
+  const bool negative = micros < 0;
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(micros)
+                                : static_cast<uint64_t>(micros);
+  const auto per = static_cast<uint64_t>(kMicrosPerUsd);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64,
+                negative ? "-" : "", mag / per, mag % per);
+  return buf;
+}
+
 std::string Hex16(uint64_t v) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, v);
@@ -188,6 +202,8 @@ unsigned UsedFields(const Command& c) {
       return kInstrument | kState;
     case CommandType::kSetReferencePrice:
       return kInstrument | kPrice;
+    case CommandType::kCollateral:
+      return kAccount | kQuantity | kTarget | kClientOrderId;
     default:
       return 0;
   }
@@ -565,6 +581,20 @@ std::string FormatCommandText(const Command& c) {
     case CommandType::kSetReferencePrice:
       add(inst);
       add("@ " + FormatGridPrice(c.price));
+      break;
+    case CommandType::kCollateral:
+      add(acct);
+      add("amount=" + FormatMicros(c.quantity.lots));
+      if (c.target != 0 && c.target <= 2'932'896) {  // up to 9999-12-31
+        constexpr int64_t kNanosPerDay = int64_t{86'400} * 1'000'000'000;
+        add("settlement_date=" +
+            FormatUtcTimestamp(
+                Timestamp{static_cast<int64_t>(c.target) * kNanosPerDay})
+                .substr(0, 10));
+      } else if (c.target != 0) {
+        add("settlement_date=" + std::to_string(c.target));
+      }
+      add(cl);
       break;
     default:
       break;

@@ -27,6 +27,9 @@ enum class CommandType : uint8_t {
   // The index fixing time of a day has come (DESIGN.md §4): the index
   // service fixes every grade when it sees the result. Sequencer only.
   kIndexFixing = 12,
+  // Collateral of an account changes: a member's deposit or withdrawal, or
+  // a settlement run's booking for a business date (DESIGN.md §5).
+  kCollateral = 13,
 };
 
 // Order flags.
@@ -59,6 +62,13 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //   kReportFailure:      account (the reporting party), target (trade id),
 //                        client_order_id (the request's token, echoed)
 //   kIndexFixing:        target (the fixing's day: days since 1970-01-01)
+//   kCollateral:         account, quantity (the signed amount in
+//                        micro-dollars, not lots: deposit > 0, withdrawal
+//                        < 0, settlement booking any sign), target (the
+//                        settlement business date, days since 1970-01-01,
+//                        for a settlement booking; 0 for a member's
+//                        deposit or withdrawal), client_order_id (the
+//                        request's token, echoed)
 struct Command {
   Seq seq;       // stamped by the sequencer
   Timestamp ts;  // stamped by the sequencer: the only clock the engine sees

@@ -9,6 +9,7 @@
 #include "exchange/core/byte_codec.h"
 #include "exchange/core/client_order_id_set.h"
 #include "exchange/core/large_array.h"
+#include "exchange/core/margin.h"
 #include "exchange/core/order_index.h"
 #include "exchange/core/price_ladder.h"
 #include "exchange/core/reference/registry.h"
@@ -67,6 +68,11 @@ struct AccountRow {
   StpMode stp = StpMode::kCancelNewest;
   uint32_t head = 0;  // resting orders in order id order
   uint32_t tail = 0;
+  // Micro-dollars; negative after a settlement booking it could not cover
+  // (a margin call).
+  int64_t collateral = 0;
+  // The last settlement date booked (days since 1970-01-01); 0 = none.
+  int64_t settled_date = 0;
 };
 
 struct PositionRow {
@@ -145,6 +151,10 @@ struct EngineState {
   bool eligibility_required = false;       // grades configured
   uint32_t grades = 0;
   std::vector<uint32_t> spot_books;  // ids of spot instruments
+  // Ids of the instruments with a margin group, ascending; at most
+  // kMaxMarginLegs (ValidateEngineConfig).
+  std::vector<uint32_t> margined_books;
+  MarginParams margin;
   // Trades of listed spot instruments in trade id order; capacity
   // limits.max_spot_trades, reserved at creation.
   std::vector<internal::SpotTrade> spot_trades;
@@ -717,9 +727,113 @@ class Apply {
     return RejectCode::kNone;
   }
 
-  // Margin and grade eligibility: the clearing (#8) and grades (#6) work
-  // plug their state in here. Today every account passes.
-  RejectCode CheckMargin() const { return RejectCode::kNone; }
+  // ---- initial margin (DESIGN.md §5, docs/matching.md "Margin") ----
+  // The lots of row `r` of book `b` when every open buy fills (*buy) and
+  // when every open sell fills (*sell), with `buy_extra` and `sell_extra`
+  // more open lots. False when one of them, or its |lots| x gpu_hours x
+  // reference price, leaves int64 (InitialMargin's precondition).
+  static bool WorstLots(const PositionRow& r, const Book& b, int64_t buy_extra,
+                        int64_t sell_extra, int64_t* buy, int64_t* sell) {
+    int64_t open = 0;
+    if (__builtin_add_overflow(r.open_buy, buy_extra, &open) ||
+        __builtin_add_overflow(r.position, open, buy) ||
+        __builtin_add_overflow(r.open_sell, sell_extra, &open) ||
+        __builtin_sub_overflow(r.position, open, sell)) {
+      return false;
+    }
+    for (const int64_t lots : {*buy, *sell}) {
+      int64_t v = 0;
+      if (lots == INT64_MIN ||
+          __builtin_mul_overflow(lots < 0 ? -lots : lots,
+                                 b.config.gpu_hours_per_lot, &v) ||
+          __builtin_mul_overflow(v, b.reference.units, &v)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Fills buy[] and sell[] with the margin legs of account `a` in its two
+  // worst cases: a leg per margined instrument that is not expired and in
+  // which `a` holds a position or open orders, or which is `inst`, at the
+  // instrument's reference price (the last DSP, else the configured
+  // initial reference). `inst` (0: none) gets `buy_extra` and `sell_extra`
+  // more open lots; *at is the index of its leg. Returns the leg count, or
+  // -1 when WorstLots() fails for a leg.
+  int BuildLegs(AccountId a, uint32_t inst, int64_t buy_extra,
+                int64_t sell_extra, MarginLeg* buy, MarginLeg* sell,
+                std::size_t* at) {
+    int n = 0;
+    for (const uint32_t id : s_.margined_books) {
+      const Book& b = s_.books[id];
+      const PositionRow& r = Row(a, InstrumentId{id});
+      const bool here = id == inst;
+      if (b.state == InstrumentState::kExpired ||
+          (!here && r.position == 0 && r.open_buy == 0 && r.open_sell == 0)) {
+        continue;
+      }
+      int64_t buy_lots = 0;
+      int64_t sell_lots = 0;
+      if (!WorstLots(r, b, here ? buy_extra : 0, here ? sell_extra : 0,
+                     &buy_lots, &sell_lots)) {
+        return -1;
+      }
+      if (here) *at = static_cast<std::size_t>(n);
+      MarginLeg& l = buy[n];
+      l.group = b.config.margin_group;
+      l.month = b.config.maturity_month;
+      l.lots = buy_lots;
+      l.price = b.reference.units;
+      l.gpu_hours = b.config.gpu_hours_per_lot;
+      sell[n] = l;
+      sell[n].lots = sell_lots;
+      ++n;
+    }
+    return n;
+  }
+
+  int64_t WorstMargin(const MarginLeg* buy, const MarginLeg* sell, int n) {
+    const auto size = static_cast<std::size_t>(n);
+    return std::max(InitialMargin({buy, size}, s_.margin),
+                    InitialMargin({sell, size}, s_.margin));
+  }
+
+  // Pre-trade margin check of an order on `b` that adds `added` open lots
+  // (negative: removes) on `side` for account `a`. INSUFFICIENT_MARGIN iff
+  // the worst case with them exceeds the collateral and the worst case
+  // without them; NOTIONAL_OVERFLOW when a worst-case leg, with or without
+  // them, leaves int64. Spot instruments are not margined.
+  RejectCode CheckMargin(const Book& b, AccountId a, InstrumentId inst,
+                         Side side, int64_t added) {
+    if (b.config.margin_group == 0 || added == 0) return RejectCode::kNone;
+    MarginLeg buy[kMaxMarginLegs];
+    MarginLeg sell[kMaxMarginLegs];
+    std::size_t at = 0;
+    const int n = BuildLegs(a, inst.value, IsBuy(side) ? added : 0,
+                            IsBuy(side) ? 0 : added, buy, sell, &at);
+    int64_t buy_without = 0;
+    int64_t sell_without = 0;
+    if (n < 0 ||
+        !WorstLots(Row(a, inst), b, 0, 0, &buy_without, &sell_without)) {
+      return RejectCode::kNotionalOverflow;
+    }
+    const int64_t with = WorstMargin(buy, sell, n);
+    if (with <= s_.accounts[a.value].collateral) return RejectCode::kNone;
+    buy[at].lots = buy_without;
+    sell[at].lots = sell_without;
+    return with > WorstMargin(buy, sell, n) ? RejectCode::kInsufficientMargin
+                                            : RejectCode::kNone;
+  }
+
+  // The account's margin requirement: its worst case as it stands, or -1
+  // when a leg leaves int64.
+  int64_t MarginRequirement(AccountId a) {
+    MarginLeg buy[kMaxMarginLegs];
+    MarginLeg sell[kMaxMarginLegs];
+    std::size_t at = 0;
+    const int n = BuildLegs(a, 0, 0, 0, buy, sell, &at);
+    return n < 0 ? -1 : WorstMargin(buy, sell, n);
+  }
 
   bool WouldCross(const Book& b, Side side, Price p) const {
     return Crosses(b, side, p);
@@ -736,6 +850,7 @@ class Apply {
   void ReferenceData();
   void ReportFailure();
   void IndexFixing();
+  void Collateral();
 
   // ---- spot trades ----
   void RecordSpotTrade(const Book& b, TradeId id, InstrumentId inst,
@@ -978,6 +1093,9 @@ void Apply::Run(const Command& cmd, EventSink& out) {
     case CommandType::kIndexFixing:
       IndexFixing();
       break;
+    case CommandType::kCollateral:
+      Collateral();
+      break;
     case CommandType::kTimer: {
       Event& e = Base(EventType::kTimerDone);
       e.count = expired;
@@ -1068,7 +1186,11 @@ void Apply::NewOrder() {
       r != RejectCode::kNone) {
     return Reject(r);
   }
-  if (RejectCode r = CheckMargin(); r != RejectCode::kNone) return Reject(r);
+  if (RejectCode r =
+          CheckMargin(b, c.account, c.instrument, c.side, c.quantity.lots);
+      r != RejectCode::kNone) {
+    return Reject(r);
+  }
   uint32_t detail = 0;
   if (CheckGradeEligibility(b, c.account, c.side, c.quantity.lots, &detail) !=
       RejectCode::kNone) {
@@ -1202,7 +1324,11 @@ void Apply::Replace() {
       r != RejectCode::kNone) {
     return Reject(r);
   }
-  if (RejectCode r = CheckMargin(); r != RejectCode::kNone) return Reject(r);
+  if (RejectCode r = CheckMargin(b, o.account, o.instrument, o.side,
+                                 new_leaves - o.leaves.lots);
+      r != RejectCode::kNone) {
+    return Reject(r);
+  }
   uint32_t detail = 0;
   if (CheckGradeEligibility(b, o.account, o.side, new_leaves - o.leaves.lots,
                             &detail) != RejectCode::kNone) {
@@ -1410,6 +1536,41 @@ void Apply::IndexFixing() {
   e.count = static_cast<uint32_t>(day);
 }
 
+void Apply::Collateral() {
+  const Command& c = *s_.cmd;
+  if (!AccountKnown(c.account)) return Reject(RejectCode::kUnknownAccount);
+  const int64_t amount = c.quantity.lots;
+  if (amount == 0) return Reject(RejectCode::kInvalidAmount);
+  // 9999-12-31 is day 2,932,896.
+  if (c.target > 2'932'896) return Reject(RejectCode::kInvalidSettlementDate);
+  const auto date = static_cast<int64_t>(c.target);
+  internal::AccountRow& a = s_.accounts[c.account.value];
+  if (date != 0 && date <= a.settled_date) {
+    return Reject(RejectCode::kAlreadySettled);
+  }
+  int64_t after = 0;
+  if (__builtin_add_overflow(a.collateral, amount, &after)) {
+    return Reject(RejectCode::kInvalidAmount);
+  }
+  // A member's withdrawal must leave what the account's positions and open
+  // orders need; a settlement booking always applies (below zero: a margin
+  // call, and risk-adding orders fail the pre-trade check).
+  if (date == 0 && amount < 0) {
+    const int64_t required = MarginRequirement(c.account);
+    if (after < 0 || required < 0 || after < required) {
+      return Reject(RejectCode::kInsufficientMargin);
+    }
+  }
+  a.collateral = after;
+  if (date != 0) a.settled_date = date;
+  Event& e = Base(EventType::kCollateralChanged);
+  e.account = c.account;
+  e.quantity = Quantity{amount};
+  e.leaves = Quantity{after};
+  e.count = static_cast<uint32_t>(date);
+  e.client_order_id = c.client_order_id;
+}
+
 void Apply::ReferenceData() {
   const Command& c = *s_.cmd;
   s_.changes.clear();
@@ -1449,6 +1610,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
   for (const AccountConfig& a : config.accounts) {
     s->accounts[a.id.value].configured = true;
     s->accounts[a.id.value].stp = a.stp;
+    s->accounts[a.id.value].collateral = a.collateral.micros;
   }
   s->positions.resize(static_cast<std::size_t>(l.max_accounts) *
                       l.max_instruments);
@@ -1477,6 +1639,11 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
     if (ic.kind == InstrumentKind::kSpot) s->spot_books.push_back(ic.id.value);
   }
   std::sort(s->spot_books.begin(), s->spot_books.end());
+  for (const InstrumentConfig& ic : config.instruments) {
+    if (ic.margin_group != 0) s->margined_books.push_back(ic.id.value);
+  }
+  std::sort(s->margined_books.begin(), s->margined_books.end());
+  s->margin = config.margin;
   s->touched.reset(new internal::Touched[total_levels + 1]);
   return std::unique_ptr<Engine>(new Engine(std::move(s)));
 }
@@ -1623,6 +1790,13 @@ uint64_t Engine::StateHash() const noexcept {
       h.Add(p);
     }
   }
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    const internal::AccountRow& r = s_->accounts[a];
+    if (!r.configured || (r.collateral == 0 && r.settled_date == 0)) continue;
+    h.Add(a);
+    h.Add(r.collateral);
+    h.Add(r.settled_date);
+  }
   if (s_->client_order_ids.size() != 0) {
     uint64_t sum = 0;
     s_->client_order_ids.ForEach([&sum](uint32_t account, uint64_t id) {
@@ -1653,7 +1827,9 @@ namespace {
 constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
 // 2: the client order ids of the trading day follow the positions.
 // 3: each instrument's delivery day; the reference-data registry at the end.
-constexpr uint16_t kSnapshotVersion = 3;
+// 4: each account's collateral and last settlement date, before the
+//    registry.
+constexpr uint16_t kSnapshotVersion = 4;
 
 Status SnapshotError(const ByteReader& r, const std::string& what) {
   return DataLossError("snapshot: " + what + " at byte " +
@@ -1728,6 +1904,18 @@ std::string Engine::SaveSnapshot() const {
     w.Put(t.buyer);
     w.Put(t.seller);
     w.Put(t.busted);
+  }
+  uint32_t accounts = 0;
+  for (const internal::AccountRow& a : s_->accounts) {
+    accounts += a.configured ? 1 : 0;
+  }
+  w.Put(accounts);
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    const internal::AccountRow& r = s_->accounts[a];
+    if (!r.configured) continue;
+    w.Put(a);
+    w.Put(r.collateral);
+    w.Put(r.settled_date);
   }
   s_->registry->Save(&out);
   return out;
@@ -1890,6 +2078,27 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
     }
     s.spot_trades.push_back(t);
   }
+  uint32_t configured = 0;
+  for (const internal::AccountRow& a : s.accounts) {
+    configured += a.configured ? 1 : 0;
+  }
+  const uint32_t accounts = r.Get<uint32_t>();
+  if (!r.ok() || accounts != configured) {
+    return SnapshotError(r, "account count differs from the config");
+  }
+  uint32_t previous = 0;
+  for (uint32_t j = 0; j < accounts; ++j) {
+    const uint32_t a = r.Get<uint32_t>();
+    const int64_t collateral = r.Get<int64_t>();
+    const int64_t date = r.Get<int64_t>();
+    if (!r.ok() || a <= previous || a >= s.accounts.size() ||
+        !s.accounts[a].configured || date < 0 || date > 2'932'896) {
+      return SnapshotError(r, "bad account entry");
+    }
+    s.accounts[a].collateral = collateral;
+    s.accounts[a].settled_date = date;
+    previous = a;
+  }
   std::string_view rest = bytes.substr(r.position());
   if (Status st = s.registry->Load(&rest); !st.ok()) {
     return DataLossError("snapshot: reference data at byte " +
@@ -1968,6 +2177,16 @@ EligibilityRow Engine::eligibility(AccountId account,
 }
 
 const Registry& Engine::registry() const noexcept { return *s_->registry; }
+
+Amount Engine::collateral(AccountId account) const noexcept {
+  if (account.value >= s_->accounts.size()) return {};
+  return Amount{s_->accounts[account.value].collateral};
+}
+
+int64_t Engine::settled_date(AccountId account) const noexcept {
+  if (account.value >= s_->accounts.size()) return 0;
+  return s_->accounts[account.value].settled_date;
+}
 
 InstrumentState Engine::state(InstrumentId instrument) const noexcept {
   if (instrument.value == 0 || instrument.value >= s_->books.size()) {

@@ -19,8 +19,9 @@ struct EngineState;
 
 // The matching engine of one shard: a deterministic state machine over the
 // sequenced command stream. Price-time priority books for every configured
-// instrument, pre-trade checks, self-trade prevention, positions, expiry,
-// client order id idempotency per account and trading day.
+// instrument, pre-trade checks (the margin check among them), self-trade
+// prevention, positions, collateral, expiry, client order id idempotency
+// per account and trading day.
 // The semantics are specified in docs/matching.md.
 //
 // Thread: owned by one matching thread; no internal locking.
@@ -55,9 +56,10 @@ class Engine {
   void ApplyBatch(const Command* cmds, std::size_t n, EventSink& out) noexcept;
 
   // Hash of the whole business state (see docs/matching.md, "State hash"):
-  // books, orders, positions, id counters, the trading day's client order
-  // ids; not the last seq, so a rejected command leaves it unchanged. Walks
-  // every resting order and remembered client order id: O(state).
+  // books, orders, positions, collateral and settled dates, id counters, the
+  // trading day's client order ids; not the last seq, so a rejected command
+  // leaves it unchanged. Walks every resting order and remembered client order
+  // id: O(state).
   uint64_t StateHash() const noexcept;
 
   // Serializes the whole state at last_seq() (format: docs/journal.md,
@@ -94,6 +96,11 @@ class Engine {
   EligibilityRow eligibility(AccountId account, uint32_t grade) const noexcept;
   // Ratings, attester keys and attestations.
   const Registry& registry() const noexcept;
+  // The account's collateral (micro-dollars; 0 for an unknown account).
+  Amount collateral(AccountId account) const noexcept;
+  // The last settlement date booked for the account through kCollateral
+  // (days since 1970-01-01); 0 when none.
+  int64_t settled_date(AccountId account) const noexcept;
 
  private:
   explicit Engine(std::unique_ptr<internal::EngineState> state);

@@ -1,6 +1,7 @@
 #include "exchange/core/engine_config.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cfx::exchange {
@@ -31,7 +32,19 @@ Status ValidateEngineConfig(const EngineConfig& config) {
     return InvalidArgumentError(
         "limits.max_accounts * limits.max_instruments must be <= 2^26");
   }
+  if (config.margin.initial_margin_bp < 0 ||
+      config.margin.initial_margin_bp > 10'000) {
+    return InvalidArgumentError(
+        "margin.initial_margin_bp must be in [0, 10000]");
+  }
+  if (config.margin.spread_credit_bp < 0 ||
+      config.margin.spread_credit_bp > 10'000) {
+    return InvalidArgumentError(
+        "margin.spread_credit_bp must be in [0, 10000]");
+  }
   std::vector<bool> seen(l.max_instruments, false);
+  // (margin group, maturity month) of the margined instruments so far.
+  std::vector<std::pair<uint32_t, int32_t>> margined;
   uint64_t total_levels = 0;
   for (const InstrumentConfig& c : config.instruments) {
     const std::string n = InstrumentName(c);
@@ -89,6 +102,26 @@ Status ValidateEngineConfig(const EngineConfig& config) {
                                   c.grade >= config.reference.grades.size())) {
       return InvalidArgumentError(n + ": grade is not a configured grade");
     }
+    if (c.margin_group != 0) {
+      if (c.kind != InstrumentKind::kFuture) {
+        return InvalidArgumentError(
+            n + ": margin_group must be 0 on a spot instrument");
+      }
+      for (const auto& [group, month] : margined) {
+        if (group == c.margin_group && month == c.maturity_month) {
+          return InvalidArgumentError(
+              n +
+              ": another instrument has the same margin_group and "
+              "maturity_month");
+        }
+      }
+      if (margined.size() == kMaxMarginLegs) {
+        return InvalidArgumentError(n + ": more than " +
+                                    std::to_string(kMaxMarginLegs) +
+                                    " instruments with a margin_group");
+      }
+      margined.emplace_back(c.margin_group, c.maturity_month);
+    }
   }
   if (total_levels > (uint64_t{1} << 26)) {
     return InvalidArgumentError(
@@ -107,6 +140,9 @@ Status ValidateEngineConfig(const EngineConfig& config) {
         static_cast<uint8_t>(a.stp) >
             static_cast<uint8_t>(StpMode::kDecrement)) {
       return InvalidArgumentError(n + ": stp must be a concrete mode");
+    }
+    if (a.collateral.micros < 0) {
+      return InvalidArgumentError(n + ": collateral must be >= 0");
     }
   }
   if (config.reference.grades.size() > kMaxGrades) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "exchange/core/margin.h"
 #include "exchange/core/reference/registry.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
@@ -44,12 +45,22 @@ struct InstrumentConfig {
   // Index into EngineConfig::reference.grades of the instrument's grade; for
   // spot instruments it decides the eligibility a sell order needs.
   uint32_t grade = 0;
+  // Initial margin (DESIGN.md §5): futures of one root share a group, in
+  // which opposite positions in different months form spreads. 0 = not
+  // margined (spot instruments must be 0). Default: 0.
+  uint32_t margin_group = 0;
+  // Maturity of a margined future: year x 12 + month - 1 (2026-12 is
+  // 24,323). Default: 0.
+  int32_t maturity_month = 0;
 };
 
 struct AccountConfig {
   AccountId id;
   // Self-trade prevention used when an order does not name one.
   StpMode stp = StpMode::kCancelNewest;
+  // Collateral at start, in micro-dollars; kCollateral commands change it
+  // and a snapshot carries the current value. Default: 0.
+  Amount collateral{};
 };
 
 // Capacity, fixed at construction: Apply() never allocates.
@@ -86,10 +97,16 @@ struct EngineConfig {
   // Until when on its delivery day a spot trade can be reported failed:
   // nanoseconds after 00:00 UTC. Default: 12:00.
   int64_t spot_failure_deadline_ns = int64_t{12} * 3600 * 1'000'000'000;
+  // Initial margin and spread credit of the pre-trade margin check, both
+  // in [0, 10,000] basis points. Default: 15 % and 60 %.
+  MarginParams margin;
 };
 
 // Checks ids, ranges and consistency (tick divides max and reference price,
-// bands in (0, 10000), bounds ordered, ids unique and within limits).
+// bands in (0, 10000), bounds ordered, ids unique and within limits; margin
+// groups only on futures, at most kMaxMarginLegs margined instruments, no
+// two in the same (group, maturity month); collateral >= 0; margin
+// parameters in [0, 10000]).
 // Returns kInvalidArgument naming the offending instrument or account.
 Status ValidateEngineConfig(const EngineConfig& config);
 

@@ -30,6 +30,7 @@ enum class EventType : uint8_t {
   kReferenceAccepted = 11,  // kReferenceData accepted
   kTradeBusted = 12,        // kReportFailure: the spot trade is busted
   kIndexFixing = 13,        // kIndexFixing: count = the fixing's day
+  kCollateralChanged = 14,  // kCollateral applied
   // Consequences.
   kTrade = 20,               // one match; account/order = aggressor,
                              // counter_* = resting order
@@ -78,6 +79,10 @@ enum class EventType : uint8_t {
 //                     party), client_order_id (the command's), count
 //                     (delivery day)
 //   kIndexFixing:     count (the fixing's day: days since 1970-01-01)
+//   kCollateralChanged: account, quantity (the amount, micro-dollars),
+//                     leaves (the collateral after it, micro-dollars),
+//                     count (the settlement date; 0 for a deposit or
+//                     withdrawal), client_order_id (the command's)
 //   kEligibilityChanged: account, count (grade index), reason (Eligibility),
 //                     quantity (attested nodes meeting the grade)
 //   kRejected of a new spot sell for kGradeNotEligible: count = the

@@ -46,6 +46,10 @@ std::string_view RejectCodeName(RejectCode code) noexcept {
       return "INVALID_REFERENCE_PRICE";
     case RejectCode::kDuplicateClientOrderId:
       return "DUPLICATE_CLIENT_ORDER_ID";
+    case RejectCode::kInvalidAmount:
+      return "INVALID_AMOUNT";
+    case RejectCode::kInvalidSettlementDate:
+      return "INVALID_SETTLEMENT_DATE";
     case RejectCode::kPriceOutsideBand:
       return "PRICE_OUTSIDE_BAND";
     case RejectCode::kPositionLimitExceeded:
@@ -76,6 +80,8 @@ std::string_view RejectCodeName(RejectCode code) noexcept {
       return "INVALID_LISTING";
     case RejectCode::kInvalidFixingDay:
       return "INVALID_FIXING_DAY";
+    case RejectCode::kAlreadySettled:
+      return "ALREADY_SETTLED";
     case RejectCode::kMalformedReferenceData:
       return "MALFORMED_REFERENCE_DATA";
     case RejectCode::kUnknownOperator:

@@ -35,11 +35,19 @@ enum class RejectCode : uint16_t {
   // The account already used this client order id on a new order accepted
   // in the current trading day (client order ids are idempotency keys).
   kDuplicateClientOrderId = 1020,
+  // kCollateral: amount 0, or one that takes the collateral beyond the
+  // 64-bit range.
+  kInvalidAmount = 1021,
+  // kCollateral: a settlement date after 9999-12-31.
+  kInvalidSettlementDate = 1022,
 
   // 2xxx: pre-trade risk.
   kPriceOutsideBand = 2001,
   kPositionLimitExceeded = 2002,
   kNotionalOverflow = 2003,
+  // An order or replace that adds to the account's worst-case initial
+  // margin beyond its collateral, or a withdrawal that would leave the
+  // collateral below the margin requirement or below zero.
   kInsufficientMargin = 2004,
   kGradeNotEligible = 2005,
 
@@ -59,6 +67,9 @@ enum class RejectCode : uint16_t {
   kInvalidListing = 4004,
   // An index fixing command with a day outside 1970-01-02 .. 9999-12-31.
   kInvalidFixingDay = 4005,
+  // A settlement booking for a date at or before the last date already
+  // booked for the account: re-submitting a day's bookings changes nothing.
+  kAlreadySettled = 4006,
 
   // 5xxx: reference data (ratings, attester keys, attestations) and the spot
   // trade life cycle. docs/attestations.md.

@@ -768,6 +768,8 @@ class Builder {
       ic.gpu_hours_per_lot = gpu_hours;
       ic.initial_state = exchange::InstrumentState::kOpen;
       ic.grade = static_cast<uint32_t>(grade_it->second);
+      // Initial margin: one group per root, in config order.
+      ic.margin_group = static_cast<uint32_t>(idx) + 1;
 
       for (uint32_t k = 0; k < months; ++k) {
         const uint64_t id = out_.instruments.size() + 1;
@@ -782,6 +784,7 @@ class Builder {
                   " (max_instruments must exceed the highest id)");
         }
         ic.id = exchange::InstrumentId{static_cast<uint32_t>(id)};
+        ic.maturity_month = year * 12 + month - 1;
         InstrumentInfo info;
         info.id = ic.id;
         info.kind = exchange::InstrumentKind::kFuture;
@@ -1025,7 +1028,7 @@ class Builder {
                        "unknown stp_mode " + std::to_string(a.stp_mode()));
       }
       out_.engine.accounts.push_back(
-          exchange::AccountConfig{info.id, info.stp});
+          exchange::AccountConfig{info.id, info.stp, info.collateral});
       out_.accounts.push_back(std::move(info));
     }
     return Status::Ok();

@@ -141,6 +141,16 @@ class EngineDriver {
     c.type = CommandType::kTimer;
     return c;
   }
+  // A member's deposit (micros > 0) or withdrawal (< 0) when `date` is 0,
+  // else a settlement booking for `date` (days since 1970-01-01).
+  static Command Collateral(AccountId a, int64_t micros, uint64_t date = 0) {
+    Command c;
+    c.type = CommandType::kCollateral;
+    c.account = a;
+    c.quantity = Quantity{micros};
+    c.target = date;
+    return c;
+  }
 
  private:
   std::unique_ptr<Engine> engine_;

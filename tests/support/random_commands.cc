@@ -18,10 +18,18 @@ EngineConfig SmallMarketConfig() {
     ic.max_price = Price{200'000};
     ic.max_quantity = Quantity{100};
     ic.position_limit = Quantity{i == 1 ? 5'000 : 0};
+    if (i == 1) {
+      ic.margin_group = 1;
+      ic.maturity_month = 2027 * 12;  // 2027-01
+    }
     config.instruments.push_back(ic);
   }
   for (uint32_t a = 1; a <= 8; ++a) {
-    config.accounts.push_back({AccountId{a}, static_cast<StpMode>(1 + a % 4)});
+    // Accounts 1 and 2 can margin about three contracts of instrument 1
+    // ($1,095 each at the $10.00 reference), the others far more.
+    const int64_t usd = a <= 2 ? 3'500 : 10'000'000;
+    config.accounts.push_back({AccountId{a}, static_cast<StpMode>(1 + a % 4),
+                               Amount{usd * kMicrosPerUsd}});
   }
   return config;
 }
@@ -39,6 +47,10 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
   // was before client order ids were checked.
   std::mt19937_64 resend_rng(seed ^ 0x7e5e4d5ull);
   std::vector<std::pair<AccountId, ClientOrderId>> recent;
+  // Collateral commands replace one command in 40: a separate generator
+  // too, so the other commands stay what they were.
+  std::mt19937_64 collateral_rng(seed ^ 0xc011a7e5ull);
+  int64_t settle_date = 20'800;
   for (std::size_t j = 0; j < n; ++j) {
     Command c;
     c.seq = Seq{first_seq + j};
@@ -110,6 +122,29 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
     } else {
       c.type = CommandType::kEndOfSession;
       if (rng() % 2) c.instrument = InstrumentId{};
+    }
+    if (collateral_rng() % 40 == 0) {
+      // Deposits, withdrawals and settlement bookings, some for a date
+      // already booked.
+      Command k;
+      k.seq = c.seq;
+      k.ts = c.ts;
+      k.type = CommandType::kCollateral;
+      k.account = c.account;
+      k.client_order_id = c.client_order_id;
+      const uint64_t kind = collateral_rng() % 10;
+      const auto usd =
+          static_cast<int64_t>(1 + collateral_rng() % 5'000) * kMicrosPerUsd;
+      if (kind < 3) {
+        k.quantity = Quantity{usd};
+      } else if (kind < 6) {
+        k.quantity = Quantity{-usd};
+      } else {
+        if (collateral_rng() % 3 != 0) ++settle_date;
+        k.target = static_cast<uint64_t>(settle_date);
+        k.quantity = Quantity{collateral_rng() % 2 ? usd : -usd};
+      }
+      c = k;
     }
     out.push_back(c);
   }

@@ -12,7 +12,9 @@ namespace cfx::exchange::testing {
 // A small two-instrument, eight-account configuration with a 20,000-order
 // pool and room for 1,024 client order ids a day (a small table, so that
 // tests can build thousands of engines), for randomized tests of replay
-// and snapshots.
+// and snapshots. Instrument 1 is a margined future, 2 a spot instrument;
+// accounts 1 and 2 have collateral for about three contracts, the others
+// $10,000,000.
 EngineConfig SmallMarketConfig();
 
 // `n` commands of every kind (valid and invalid), from `seed`, against
@@ -21,7 +23,8 @@ EngineConfig SmallMarketConfig();
 // order in 16 resends the account and client order id of a recent one
 // (rejected DUPLICATE_CLIENT_ORDER_ID when that one was accepted the same
 // trading day); about one command in 670 is an EndOfSession of all
-// instruments.
+// instruments; one in 40 is a kCollateral deposit, withdrawal or
+// settlement booking (some for a date already booked).
 std::vector<Command> RandomCommands(
     uint64_t seed, std::size_t n, uint64_t first_seq = 1,
     int64_t start_ns = 1'800'000'000'000'000'000);

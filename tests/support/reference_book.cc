@@ -15,6 +15,8 @@ namespace cfx::exchange::testing {
 
 namespace {
 
+__extension__ typedef __int128 Int128;
+
 bool IsBuy(Side s) { return s == Side::kBuy; }
 
 // True when an order on `side` with limit `limit` may trade at `price`.
@@ -41,7 +43,10 @@ ReferenceEngine::ReferenceEngine(const EngineConfig& config)
   }
   for (const AccountConfig& ac : config.accounts) {
     accounts_[ac.id.value] = ac.stp;
+    collateral_[ac.id.value] = ac.collateral.micros;
+    settled_date_[ac.id.value] = 0;
   }
+  margin_ = config.margin;
 }
 
 // ---------------------------------------------------------------------------
@@ -100,6 +105,9 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
         e.count = static_cast<uint32_t>(cmd.target);
         Emit(e);
       }
+      break;
+    case CommandType::kCollateral:
+      Collateral(cmd);
       break;
     default:
       EmitReject(cmd, RejectCode::kUnknownCommand);
@@ -232,6 +240,11 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
     if (exposure > ic.position_limit.lots) {
       return EmitReject(cmd, RejectCode::kPositionLimitExceeded);
     }
+  }
+  if (const RejectCode r =
+          CheckMargin(cmd.account, cmd.instrument, cmd.side, cmd.quantity.lots);
+      r != RejectCode::kNone) {
+    return EmitReject(cmd, r);
   }
   if (post_only) {
     const Price best = best_price(cmd.instrument, Opposite(cmd.side));
@@ -473,6 +486,11 @@ void ReferenceEngine::ReplaceOrder(const Command& cmd) {
       return EmitReject(cmd, RejectCode::kPositionLimitExceeded);
     }
   }
+  if (const RejectCode r = CheckMargin(old.account, old.instrument, old.side,
+                                       new_leaves - old.leaves.lots);
+      r != RejectCode::kNone) {
+    return EmitReject(cmd, r);
+  }
   if ((old.flags & kFlagPostOnly) != 0) {
     const Price best = best_price(old.instrument, Opposite(old.side));
     if (best.units != 0 &&
@@ -617,6 +635,184 @@ void ReferenceEngine::SetReferencePrice(const Command& cmd) {
   e.instrument = cmd.instrument;
   e.price = cmd.price;
   Emit(e);
+}
+
+// ---------------------------------------------------------------------------
+// Collateral and margin
+
+void ReferenceEngine::Collateral(const Command& cmd) {
+  if (!has_account(cmd.account)) {
+    return EmitReject(cmd, RejectCode::kUnknownAccount);
+  }
+  const int64_t amount = cmd.quantity.lots;
+  if (amount == 0) return EmitReject(cmd, RejectCode::kInvalidAmount);
+  if (cmd.target > 2'932'896) {  // after 9999-12-31
+    return EmitReject(cmd, RejectCode::kInvalidSettlementDate);
+  }
+  const bool settlement = cmd.target != 0;
+  const auto date = static_cast<int64_t>(cmd.target);
+  if (settlement && date <= settled_date_.at(cmd.account.value)) {
+    return EmitReject(cmd, RejectCode::kAlreadySettled);
+  }
+  const Int128 after =
+      static_cast<Int128>(collateral_.at(cmd.account.value)) + amount;
+  if (after > INT64_MAX || after < INT64_MIN) {
+    return EmitReject(cmd, RejectCode::kInvalidAmount);
+  }
+  if (!settlement && amount < 0) {
+    const int64_t required = MarginRequirement(cmd.account);
+    if (after < 0 || required < 0 || after < required) {
+      return EmitReject(cmd, RejectCode::kInsufficientMargin);
+    }
+  }
+  collateral_[cmd.account.value] = static_cast<int64_t>(after);
+  if (settlement) settled_date_[cmd.account.value] = date;
+  Event e = Base(EventType::kCollateralChanged);
+  e.account = cmd.account;
+  e.quantity = Quantity{amount};
+  e.leaves = Quantity{static_cast<int64_t>(after)};
+  e.count = static_cast<uint32_t>(date);
+  e.client_order_id = cmd.client_order_id;
+  Emit(e);
+}
+
+bool ReferenceEngine::WorstMargin(AccountId account, InstrumentId instrument,
+                                  Side side, int64_t added,
+                                  int64_t* margin) const {
+  std::vector<MarginLeg> buy_fills;
+  std::vector<MarginLeg> sell_fills;
+  for (const auto& [id, inst] : instruments_) {
+    const InstrumentConfig& ic = inst.config;
+    if (ic.margin_group == 0 || inst.state == InstrumentState::kExpired) {
+      continue;
+    }
+    const InstrumentId iid{id};
+    const Int128 pos = position(account, iid);
+    Int128 open_buy = OpenLots(account, iid, Side::kBuy);
+    Int128 open_sell = OpenLots(account, iid, Side::kSell);
+    if (iid == instrument) {
+      (side == Side::kBuy ? open_buy : open_sell) += added;
+    } else if (pos == 0 && open_buy == 0 && open_sell == 0) {
+      continue;
+    }
+    MarginLeg leg;
+    leg.group = ic.margin_group;
+    leg.month = ic.maturity_month;
+    leg.price = inst.reference.units;
+    leg.gpu_hours = ic.gpu_hours_per_lot;
+    for (const Int128 lots : {pos + open_buy, pos - open_sell}) {
+      // InitialMargin needs |lots| x GPU-hours x price within int64.
+      const Int128 mag = lots < 0 ? -lots : lots;
+      if (mag > INT64_MAX || mag * leg.gpu_hours > INT64_MAX ||
+          mag * leg.gpu_hours * leg.price > INT64_MAX) {
+        return false;
+      }
+    }
+    leg.lots = static_cast<int64_t>(pos + open_buy);
+    buy_fills.push_back(leg);
+    leg.lots = static_cast<int64_t>(pos - open_sell);
+    sell_fills.push_back(leg);
+  }
+  *margin = std::max(ReferenceInitialMargin(buy_fills, margin_),
+                     ReferenceInitialMargin(sell_fills, margin_));
+  return true;
+}
+
+RejectCode ReferenceEngine::CheckMargin(AccountId account,
+                                        InstrumentId instrument, Side side,
+                                        int64_t added) const {
+  // Spot is not margined; an order that adds no lots (a replace of the
+  // price alone) is not checked.
+  if (instrument_config(instrument).margin_group == 0 || added == 0) {
+    return RejectCode::kNone;
+  }
+  int64_t with = 0;
+  int64_t without = 0;
+  if (!WorstMargin(account, instrument, side, added, &with) ||
+      !WorstMargin(account, instrument, side, 0, &without)) {
+    return RejectCode::kNotionalOverflow;
+  }
+  if (with > collateral(account) && with > without) {
+    return RejectCode::kInsufficientMargin;
+  }
+  return RejectCode::kNone;
+}
+
+int64_t ReferenceEngine::MarginRequirement(AccountId account) const {
+  int64_t m = 0;
+  return WorstMargin(account, InstrumentId{}, Side::kBuy, 0, &m) ? m : -1;
+}
+
+int64_t ReferenceEngine::collateral(AccountId account) const {
+  auto it = collateral_.find(account.value);
+  return it == collateral_.end() ? 0 : it->second;
+}
+
+int64_t ReferenceEngine::settled_date(AccountId account) const {
+  auto it = settled_date_.find(account.value);
+  return it == settled_date_.end() ? 0 : it->second;
+}
+
+int64_t ReferenceInitialMargin(const std::vector<MarginLeg>& legs,
+                               const MarginParams& params) {
+  // Net lots per (group, month), and the per-contract margin of each
+  // month's contract in micro-dollars x 10,000:
+  // GPU-hours x price units x 100 micro-dollars per unit x im_bp.
+  struct Month {
+    Int128 lots = 0;
+    Int128 margin = 0;
+  };
+  std::map<std::pair<uint32_t, int32_t>, Month> months;
+  for (const MarginLeg& leg : legs) {
+    if (leg.lots == 0) continue;
+    auto [it, fresh] = months.try_emplace({leg.group, leg.month});
+    if (fresh) {
+      it->second.margin = static_cast<Int128>(leg.gpu_hours) * leg.price *
+                          (kMicrosPerUsd / kPriceUnitsPerUsd) *
+                          params.initial_margin_bp;
+    }
+    it->second.lots += leg.lots;
+  }
+  // Everything below in micro-dollars x 10,000 x 10,000.
+  Int128 total = 0;
+  for (const auto& [key, m] : months) {
+    total += (m.lots < 0 ? -m.lots : m.lots) * m.margin * 10'000;
+  }
+  while (true) {
+    // The (long, short) pair of one group with the smallest month gap; ties
+    // to the earlier front month, then the earlier other month.
+    using Key = std::pair<uint32_t, int32_t>;
+    std::tuple<int64_t, int32_t, int32_t> best;
+    Key best_long;
+    Key best_short;
+    bool found = false;
+    for (const auto& [l, ml] : months) {
+      if (ml.lots <= 0) continue;
+      for (const auto& [sh, ms] : months) {
+        if (ms.lots >= 0 || sh.first != l.first) continue;
+        const std::tuple<int64_t, int32_t, int32_t> rank(
+            std::abs(static_cast<int64_t>(l.second) - sh.second),
+            std::min(l.second, sh.second), std::max(l.second, sh.second));
+        if (!found || rank < best) {
+          best = rank;
+          best_long = l;
+          best_short = sh;
+          found = true;
+        }
+      }
+    }
+    if (!found) break;
+    Month& lm = months[best_long];
+    Month& sm = months[best_short];
+    const Int128 paired = std::min(lm.lots, -sm.lots);
+    lm.lots -= paired;
+    sm.lots += paired;
+    total -= paired * params.spread_credit_bp * (lm.margin + sm.margin);
+  }
+  if (total <= 0) return 0;
+  const Int128 denominator = Int128{10'000} * 10'000;
+  const Int128 micros = (total + denominator - 1) / denominator;
+  return micros > INT64_MAX ? INT64_MAX : static_cast<int64_t>(micros);
 }
 
 // ---------------------------------------------------------------------------
@@ -858,6 +1054,14 @@ uint64_t ReferenceEngine::StateHash() const {
       h.Add(pos);
     }
   }
+  for (const auto& [account, stp] : accounts_) {
+    const int64_t money = collateral(AccountId{account});
+    const int64_t date = settled_date(AccountId{account});
+    if (money == 0 && date == 0) continue;
+    h.Add(static_cast<uint64_t>(account));
+    h.Add(money);
+    h.Add(date);
+  }
   if (!client_order_ids_.empty()) {
     uint64_t sum = 0;
     for (const auto& [account, id] : client_order_ids_) {
@@ -1014,6 +1218,8 @@ const char* EventTypeName(EventType t) {
       return "TradeBusted";
     case EventType::kIndexFixing:
       return "IndexFixing";
+    case EventType::kCollateralChanged:
+      return "CollateralChanged";
     case EventType::kEligibilityChanged:
       return "EligibilityChanged";
     case EventType::kTrade:
@@ -1054,6 +1260,8 @@ const char* CommandTypeName(CommandType t) {
       return "ReportFailure";
     case CommandType::kIndexFixing:
       return "IndexFixing";
+    case CommandType::kCollateral:
+      return "Collateral";
     case CommandType::kTimer:
       return "Timer";
   }
@@ -1277,6 +1485,8 @@ std::string DescribeCommand(const Command& c) {
   add("client_order_id", Num(c.client_order_id.value));
   if (c.type == CommandType::kNewOrder) {
     add("expire_time", Num(c.expire_time().nanos));
+  } else if (c.type == CommandType::kCollateral) {
+    add("settlement_date", Num(c.target));
   } else {
     add("order_id", Num(c.order_id().value));
   }

@@ -12,6 +12,8 @@
 #include "exchange/core/command.h"
 #include "exchange/core/engine_config.h"
 #include "exchange/core/event.h"
+#include "exchange/core/margin.h"
+#include "exchange/core/reject_code.h"
 #include "exchange/core/types.h"
 
 namespace cfx::exchange::testing {
@@ -91,6 +93,14 @@ class ReferenceEngine {
   // True if `account` used `id` on a new order accepted in the current
   // trading day.
   bool client_order_id_used(AccountId account, ClientOrderId id) const;
+  // Collateral in micro-dollars and the last settlement date booked (0 =
+  // none); 0 for an unknown account.
+  int64_t collateral(AccountId account) const;
+  int64_t settled_date(AccountId account) const;
+  // The account's margin requirement: the larger initial margin of "every
+  // open buy fills" and "every open sell fills"; -1 when a leg's
+  // |lots| x GPU-hours x price leaves int64.
+  int64_t MarginRequirement(AccountId account) const;
 
  private:
   // Price levels of one side, keyed by price units, ascending. Bids are
@@ -123,6 +133,16 @@ class ReferenceEngine {
   void SetInstrumentState(const Command& cmd);
   void SetReferencePrice(const Command& cmd);
   void EndOfSession(const Command& cmd);
+  void Collateral(const Command& cmd);
+
+  // The pre-trade margin check of docs/matching.md for an order that adds
+  // `added` open lots on `side` of `instrument` (negative: removes them).
+  RejectCode CheckMargin(AccountId account, InstrumentId instrument, Side side,
+                         int64_t added) const;
+  // Worst-case initial margin of `account` with `added` more open lots on
+  // `side` of `instrument`; false when a leg leaves int64.
+  bool WorstMargin(AccountId account, InstrumentId instrument, Side side,
+                   int64_t added, int64_t* margin) const;
 
   // Expires due GTD orders; returns how many.
   uint32_t ExpireGtdOrders(Timestamp ts);
@@ -179,6 +199,10 @@ class ReferenceEngine {
   // (account, client order id) of the new orders accepted since the last
   // EndOfSession of all instruments; never holds id 0.
   std::set<std::pair<uint32_t, uint64_t>> client_order_ids_;
+  // Account -> collateral (micro-dollars) and last settlement date booked.
+  std::map<uint32_t, int64_t> collateral_;
+  std::map<uint32_t, int64_t> settled_date_;
+  MarginParams margin_;
 
   Seq last_seq_;
   Timestamp last_ts_;
@@ -190,6 +214,13 @@ class ReferenceEngine {
   std::vector<Event>* out_ = nullptr;
   std::vector<TouchedLevel> touched_;
 };
+
+// Initial margin of `legs`, computed from the rule in DESIGN.md §5 without
+// sharing code with InitialMargin(): net lots per (group, month), then the
+// nearest (long, short) month pair of a group first, as long as one is
+// left. Same result, including rounding up and saturation.
+int64_t ReferenceInitialMargin(const std::vector<MarginLeg>& legs,
+                               const MarginParams& params);
 
 // Readable one-line text of an event or a command, listing the non-default
 // fields with enum names, for failure messages.

@@ -35,8 +35,21 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 namespace cfx::exchange {
 namespace {
 
-void CountEvents(void* n, const Event*, std::size_t k) {
-  *static_cast<std::size_t*>(n) += k;
+struct Counts {
+  std::size_t events = 0;
+  std::size_t insufficient_margin = 0;
+  std::size_t collateral_changed = 0;
+};
+
+void CountEvents(void* context, const Event* e, std::size_t k) {
+  auto* n = static_cast<Counts*>(context);
+  n->events += k;
+  for (std::size_t i = 0; i < k; ++i) {
+    n->insufficient_margin +=
+        e[i].type == EventType::kRejected &&
+        e[i].reject_code() == RejectCode::kInsufficientMargin;
+    n->collateral_changed += e[i].type == EventType::kCollateralChanged;
+  }
 }
 
 TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
@@ -50,10 +63,18 @@ TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
     ic.reference_price = Price{100'000};  // $10.00
     ic.max_quantity = Quantity{100};
     ic.position_limit = Quantity{1'000'000};
+    // Both margined, one root, adjacent months: every order and replace
+    // runs the margin check, spreads included.
+    ic.margin_group = 1;
+    ic.maturity_month = 2027 * 12 + static_cast<int32_t>(i);
     config.instruments.push_back(ic);
   }
   for (uint32_t a = 1; a < 16; ++a) {
-    config.accounts.push_back({AccountId{a}, static_cast<StpMode>(1 + a % 4)});
+    // Accounts 1-5 can margin a few dozen contracts ($1,095 each); the
+    // rest far more.
+    const int64_t usd = a <= 5 ? 40'000 : 1'000'000'000;
+    config.accounts.push_back({AccountId{a}, static_cast<StpMode>(1 + a % 4),
+                               Amount{usd * kMicrosPerUsd}});
   }
   auto engine = Engine::Create(config);
   ASSERT_TRUE(engine.has_value()) << engine.error().ToString();
@@ -101,6 +122,12 @@ TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
     } else if (r < 98) {
       c.type = CommandType::kSetReferencePrice;
       c.price = Price{100'000 + (static_cast<int64_t>(rng() % 20) - 10) * 100};
+    } else if (r < 99) {
+      // Deposits and withdrawals (the latter compute the requirement).
+      c.type = CommandType::kCollateral;
+      c.instrument = InstrumentId{};
+      c.quantity = Quantity{(static_cast<int64_t>(rng() % 20'001) - 10'000) *
+                            kMicrosPerUsd};
     } else {
       c.type = CommandType::kTimer;
     }
@@ -118,9 +145,9 @@ TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
     cmds.push_back(c);
   }
 
-  std::size_t events = 0;
+  Counts counts;
   Event buffer[256];
-  EventSink sink(buffer, 256, &CountEvents, &events);
+  EventSink sink(buffer, 256, &CountEvents, &counts);
   for (int n = 0; n < kWarmup; ++n) engine.value()->Apply(cmds[n], sink);
   const uint64_t before = g_allocations.load();
   for (int n = kWarmup; n < kWarmup + kMeasured; ++n) {
@@ -129,7 +156,10 @@ TEST(EngineAllocation, NoHeapAllocationAcrossHundredThousandCommands) {
   sink.Flush();
   const uint64_t after = g_allocations.load();
   EXPECT_EQ(after - before, 0u) << "seed " << seed;
-  EXPECT_GT(events, static_cast<std::size_t>(kMeasured));
+  EXPECT_GT(counts.events, static_cast<std::size_t>(kMeasured));
+  // The margin paths ran: refusals and collateral changes both happened.
+  EXPECT_GT(counts.insufficient_margin, 100u) << "seed " << seed;
+  EXPECT_GT(counts.collateral_changed, 100u) << "seed " << seed;
   EXPECT_GT(engine.value()->resting_orders(), 0u);
 }
 

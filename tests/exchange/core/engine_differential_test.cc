@@ -109,6 +109,11 @@ const char* VariantName(Variant v) {
 // Three small instruments (ladders of 400 to 2,000 levels), five accounts
 // with every STP mode. Instrument 2 has a position limit and bands that do not
 // fall on whole ticks; instrument 3 starts PRE_OPEN with min quantity 2.
+// Instruments 1 and 3 are futures of one margin group, two months apart, so
+// their opposite positions form spreads; instrument 2 (spot) is not
+// margined. Accounts 1, 2 and 5 have little collateral (a few contracts of
+// instrument 1 at $1,095 each), so INSUFFICIENT_MARGIN is frequent; 3 and 4
+// have plenty.
 EngineConfig MakeConfig(Variant variant) {
   EngineConfig c;
   c.limits.max_orders = variant == Variant::kSmallPool ? 30 : 200;
@@ -129,6 +134,8 @@ EngineConfig MakeConfig(Variant variant) {
   i1.market_band_bps = 500;  // protection $0.50 = 50 ticks
   i1.gpu_hours_per_lot = 730;
   i1.initial_state = InstrumentState::kOpen;
+  i1.margin_group = 1;
+  i1.maturity_month = 2027 * 12 + 0;  // 2027-01
 
   InstrumentConfig i2;
   i2.id = InstrumentId{2};
@@ -160,15 +167,23 @@ EngineConfig MakeConfig(Variant variant) {
   i3.gpu_hours_per_lot =
       variant == Variant::kNotionalOverflow ? 100'000'000'000 : 730;
   i3.initial_state = InstrumentState::kPreOpen;
+  i3.margin_group = 1;
+  i3.maturity_month = 2027 * 12 + 2;  // 2027-03
 
   // Listed out of id order on purpose: ids, not positions, define order.
   c.instruments = {i2, i1, i3};
+  constexpr int64_t kUsd = kMicrosPerUsd;
   c.accounts = {
-      AccountConfig{AccountId{1}, StpMode::kCancelNewest},
-      AccountConfig{AccountId{2}, StpMode::kCancelOldest},
-      AccountConfig{AccountId{3}, StpMode::kCancelBoth},
-      AccountConfig{AccountId{4}, StpMode::kDecrement},
-      AccountConfig{AccountId{5}, StpMode::kCancelNewest},
+      AccountConfig{AccountId{1}, StpMode::kCancelNewest, Amount{5'000 * kUsd}},
+      AccountConfig{AccountId{2}, StpMode::kCancelOldest,
+                    Amount{30'000 * kUsd}},
+      AccountConfig{AccountId{3}, StpMode::kCancelBoth,
+                    Amount{1'000'000'000 * kUsd}},
+      // Enough for positions of instrument 3 in the notional-overflow
+      // variant ($9e10 a contract).
+      AccountConfig{AccountId{4}, StpMode::kDecrement,
+                    Amount{4'000'000'000'000'000'000}},
+      AccountConfig{AccountId{5}, StpMode::kCancelNewest, Amount{0}},
   };
   return c;
 }
@@ -230,8 +245,10 @@ class CommandGenerator {
       c = SetState(ref);
     } else if (r < 897) {
       c = SetReference(ref);
-    } else if (r < 987) {
+    } else if (r < 957) {
       c.type = CommandType::kTimer;
+    } else if (r < 987) {
+      c = Collateral();
     } else if (r < 997) {
       c.type = CommandType::kEndOfSession;
       c.instrument = rng_.Chance(1, 2) ? InstrumentId{} : PickInstrument();
@@ -504,6 +521,38 @@ class CommandGenerator {
     return c;
   }
 
+  // Deposits, withdrawals (often more than the margin requirement leaves
+  // free) and settlement bookings for a business date that mostly moves
+  // on, sometimes repeats or goes back (ALREADY_SETTLED); now and then a
+  // zero, an overflowing amount or a date after 9999-12-31.
+  Command Collateral() {
+    Command c;
+    c.type = CommandType::kCollateral;
+    c.account = PickAccount();
+    c.client_order_id = ClientOrderId{next_client_id_++};
+    const int64_t usd = kMicrosPerUsd;
+    const int64_t r = rng_.Uniform(0, 99);
+    if (r < 25) {
+      c.quantity = Quantity{rng_.Uniform(1, 20'000) * usd};
+    } else if (r < 50) {
+      c.quantity = Quantity{-rng_.Uniform(1, 20'000) * usd};
+    } else if (r < 92) {
+      if (rng_.Chance(3, 4)) ++settle_date_;
+      c.target = static_cast<uint64_t>(settle_date_ - rng_.Uniform(0, 1));
+      c.quantity = Quantity{rng_.Uniform(-15'000, 15'000) * usd +
+                            rng_.Uniform(0, usd - 1)};
+    } else if (r < 95) {
+      c.quantity = Quantity{0};
+      if (rng_.Chance(1, 2)) c.target = static_cast<uint64_t>(settle_date_);
+    } else if (r < 98) {
+      c.quantity = Quantity{rng_.Chance(1, 2) ? INT64_MAX : INT64_MIN};
+    } else {
+      c.target = 2'932'897 + static_cast<uint64_t>(rng_.Uniform(0, 5));
+      c.quantity = Quantity{usd};
+    }
+    return c;
+  }
+
   Command MassCancel() {
     Command c;
     c.type = CommandType::kMassCancel;
@@ -595,6 +644,7 @@ class CommandGenerator {
   uint64_t seq_ = 0;
   int64_t ts_ = kStartTs;
   uint64_t next_client_id_ = 1'000;
+  int64_t settle_date_ = 20'800;  // 2026-12-13
   // (account, client order id) of the last new orders that carried one.
   std::vector<std::pair<AccountId, ClientOrderId>> recent_ids_;
   std::size_t next_recent_ = 0;
@@ -773,6 +823,15 @@ class Differential {
         }
       }
       for (AccountId a : ref_.account_ids()) {
+        if (id.value == 1 &&
+            (engine_->collateral(a).micros != ref_.collateral(a) ||
+             engine_->settled_date(a) != ref_.settled_date(a))) {
+          os << "collateral of account " << a.value << " differs: engine "
+             << engine_->collateral(a).micros << " (settled "
+             << engine_->settled_date(a) << "), reference "
+             << ref_.collateral(a) << " (settled " << ref_.settled_date(a)
+             << ")\n";
+        }
         if (engine_->position(a, id) != ref_.position(a, id)) {
           os << "position of account " << a.value << " in " << id.value
              << " differs: engine " << engine_->position(a, id)
@@ -1116,8 +1175,9 @@ Variant VariantForSeed(uint64_t seed) {
   }
 }
 
-// Runs `seed` under `variant`; returns "" on success, else a report.
-std::string RunSeed(uint64_t seed, Variant variant) {
+// Runs `seed` under `variant`; returns "" on success, else a report. Adds
+// the outcome counts to `totals` when given.
+std::string RunSeed(uint64_t seed, Variant variant, Stats* totals = nullptr) {
   const EngineConfig config = MakeConfig(variant);
   Differential d(config);
   if (!d.ok()) return "Engine::Create failed: " + d.create_error();
@@ -1155,6 +1215,9 @@ std::string RunSeed(uint64_t seed, Variant variant) {
     resting_sum += d.ref().resting_orders();
     resting_max = std::max(resting_max, d.ref().resting_orders());
   }
+  if (totals != nullptr) {
+    for (const auto& [key, n] : stats.counts) totals->counts[key] += n;
+  }
   if (EnvFlag("CFX_TEST_STATS")) {
     std::printf("seed %llu (%s): resting orders mean %zu, max %zu\n%s",
                 static_cast<unsigned long long>(seed), VariantName(variant),
@@ -1190,6 +1253,33 @@ TEST(EngineDifferential, MatchesReferenceOnFreshSeed) {
               static_cast<unsigned long long>(seed));
   const std::string failure = RunSeed(seed, VariantForSeed(seed));
   EXPECT_TRUE(failure.empty()) << failure;
+}
+
+// The streams reach the margin and collateral rules: orders and replaces
+// refused for margin, every kind of collateral outcome.
+TEST(EngineDifferential, RandomStreamsExerciseMarginAndCollateral) {
+  uint64_t env_seed = 0;
+  if (EnvSeed(&env_seed)) GTEST_SKIP() << "CFX_TEST_SEED is set";
+  Stats totals;
+  for (uint64_t seed : {1u, 2u, 5u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string failure = RunSeed(seed, Variant::kStandard, &totals);
+    ASSERT_TRUE(failure.empty()) << failure;
+  }
+  for (const char* key : {
+           "NewOrder -> Rejected INSUFFICIENT_MARGIN",
+           "Replace -> Rejected INSUFFICIENT_MARGIN",
+           "Collateral -> CollateralChanged",
+           "Collateral -> Rejected INSUFFICIENT_MARGIN",
+           "Collateral -> Rejected ALREADY_SETTLED",
+           "Collateral -> Rejected INVALID_AMOUNT",
+           "Collateral -> Rejected INVALID_SETTLEMENT_DATE",
+           "Collateral -> Rejected UNKNOWN_ACCOUNT",
+       }) {
+    EXPECT_GT(totals.counts[key], 0) << key << "\n" << totals.ToString();
+  }
+  // Margin never stops everything: futures orders still trade.
+  EXPECT_GT(totals.counts["NewOrder -> Trade"], 100) << totals.ToString();
 }
 
 // The 64-bit notional limit placed inside the generated price and quantity

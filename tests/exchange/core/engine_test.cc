@@ -786,10 +786,13 @@ TEST_F(EngineTest, SnapshotWithBadClientOrderIdEntriesIsDataLoss) {
   d_.Apply(WithClientOrderId(D::Limit(kA, kFut, Side::kBuy, Cents(571), 1), 8));
   const std::string snap = d_.engine().SaveSnapshot();
   // The two entries (u32 account, u64 id each) are followed by the spot
-  // trade count (u32, 0) and the empty reference-data registry.
+  // trade count (u32, 0), the four accounts' collateral (u32 count, then
+  // u32 account, i64 collateral, i64 settled date each) and the empty
+  // reference-data registry.
   std::string registry;
   Registry(ReferenceConfig{}).Save(&registry);
-  const std::size_t second = snap.size() - 4 - registry.size() - 12;
+  const std::size_t accounts = 4 + 4 * 20;
+  const std::size_t second = snap.size() - 4 - accounts - registry.size() - 12;
   auto load = [](std::string bytes) {
     D fresh(TestConfig());
     return fresh.engine().LoadSnapshot(bytes);

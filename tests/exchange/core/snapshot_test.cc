@@ -152,8 +152,13 @@ TEST(EngineSnapshot, OlderSnapshotVersionsAreRefused) {
   EventCollector events;
   for (const Command& c : RandomCommands(11, 100)) e->Apply(c, events.sink());
   std::string snap = e->SaveSnapshot();
-  ASSERT_EQ(snap[4], 3);  // u16 version after the u32 magic
-  snap[2 + 2] = 2;
+  ASSERT_EQ(snap[4], 4);  // u16 version after the u32 magic
+  snap[4] = 3;  // before collateral: its bytes lack the accounts' money
+  const Status three = NewEngine()->LoadSnapshot(snap);
+  EXPECT_EQ(three.code(), StatusCode::kDataLoss);
+  EXPECT_NE(three.message().find("unsupported version 3"), std::string::npos)
+      << three.message();
+  snap[4] = 2;
   Status two = NewEngine()->LoadSnapshot(snap);
   EXPECT_EQ(two.code(), StatusCode::kDataLoss);
   EXPECT_NE(two.message().find("unsupported version 2"), std::string::npos)

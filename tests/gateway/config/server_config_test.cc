@@ -145,6 +145,8 @@ TEST(ServerConfig, DemoMarketEqualsDefaultMarket) {
     EXPECT_EQ(a.market_band_bps, b.market_band_bps);
     EXPECT_EQ(a.gpu_hours_per_lot, b.gpu_hours_per_lot);
     EXPECT_EQ(a.initial_state, b.initial_state);
+    EXPECT_EQ(a.margin_group, b.margin_group);
+    EXPECT_EQ(a.maturity_month, b.maturity_month);
   }
   ASSERT_EQ(c.accounts.size(), 6u);
   ASSERT_EQ(c.engine.accounts.size(), market.engine.accounts.size());
@@ -157,6 +159,8 @@ TEST(ServerConfig, DemoMarketEqualsDefaultMarket) {
     EXPECT_EQ(c.accounts[i].stp, exchange::StpMode::kCancelNewest);
     EXPECT_EQ(c.engine.accounts[i].id, market.engine.accounts[i].id);
     EXPECT_EQ(c.engine.accounts[i].stp, market.engine.accounts[i].stp);
+    EXPECT_EQ(c.engine.accounts[i].collateral,
+              market.engine.accounts[i].collateral);
   }
   const char* cms[] = {"CM-1", "CM-1", "CM-2", "CM-2", "CM-2", "CM-1"};
   for (size_t i = 0; i < 6; ++i) {
@@ -186,6 +190,13 @@ TEST(ServerConfig, DemoInstrumentCalendar) {
   EXPECT_EQ(x7->id.value, 24u);
   EXPECT_EQ(x7->maturity, "2027-11");
   EXPECT_EQ(c.engine.instruments[23].reference_price.units, 64'000);
+  // Initial margin: one group per root, the maturity as a month number;
+  // spot slots are not margined.
+  EXPECT_EQ(c.engine.instruments[0].margin_group, 1u);
+  EXPECT_EQ(c.engine.instruments[0].maturity_month, 2026 * 12 + 11);
+  EXPECT_EQ(c.engine.instruments[13].margin_group, 2u);  // XB2PF7
+  EXPECT_EQ(c.engine.instruments[13].maturity_month, 2027 * 12 + 0);
+  EXPECT_EQ(c.engine.instruments[24].margin_group, 0u);  // first spot slot
 }
 
 TEST(ServerConfig, DemoGrades) {
