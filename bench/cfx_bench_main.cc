@@ -10,6 +10,8 @@
 //                 [--target both|gateway|bare] [--runs N] [--dir D] [--json]
 //                 [--smoke]
 //   cfx-bench index [--trades N] [--runs N] [--seed S] [--json] [--smoke]
+//   cfx-bench settle [--accounts N] [--contracts N] [--runs N] [--seed S]
+//                    [--json] [--smoke]
 //
 // Exits 0 when every workload ran and verified (no rejects, identical state
 // hash across passes and with the generator's engine; for the journal, the
@@ -35,6 +37,7 @@
 #include "bench/gateway_bench.h"
 #include "bench/index_bench.h"
 #include "bench/journal_bench.h"
+#include "bench/settle_bench.h"
 
 namespace cfx::bench {
 namespace {
@@ -285,6 +288,23 @@ int RunIndex(const IndexArgs& args) {
   }
   (args.json ? PrintIndexJson : PrintIndexHuman)(stdout, args.options,
                                                  r.value());
+  return r.value().problems.empty() ? 0 : 1;
+}
+
+struct SettleArgs {
+  SettleBenchOptions options;
+  bool json = false;
+};
+
+int RunSettle(const SettleArgs& args) {
+  Result<SettleBenchResult> r = RunSettleBench(args.options);
+  if (!r.has_value()) {
+    std::fprintf(stderr, "cfx-bench settle: %s\n",
+                 r.error().ToString().c_str());
+    return 1;
+  }
+  (args.json ? PrintSettleJson : PrintSettleHuman)(stdout, args.options,
+                                                   r.value());
   return r.value().problems.empty() ? 0 : 1;
 }
 
@@ -586,7 +606,35 @@ int main(int argc, char** argv) {
   index_cmd->add_flag("-q,--quiet", iargs.options.quiet,
                       "No progress lines on stderr");
 
+  cfx::bench::SettleArgs sargs;
+  CLI::App* settle_cmd = app.add_subcommand(
+      "settle",
+      "Time one business day's settlement of every account's futures "
+      "positions in an in-memory settlement service (target: <= 2 s for 100k "
+      "accounts x 12 contracts)");
+  settle_cmd
+      ->add_option("--accounts", sargs.options.accounts,
+                   "Trading accounts (default 100k; smoke 2k)")
+      ->check(CLI::Range(2u, 2'000'000u));
+  settle_cmd
+      ->add_option("--contracts", sargs.options.contracts,
+                   "Consecutive monthly contracts of one root")
+      ->check(CLI::Range(1u, 24u))
+      ->capture_default_str();
+  settle_cmd
+      ->add_option("--runs", sargs.options.runs, "Runs; medians are reported")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  settle_cmd->add_option("--seed", sargs.options.seed, "Seed of the workload")
+      ->capture_default_str();
+  settle_cmd->add_flag("--json", sargs.json, "One JSON object per run set");
+  settle_cmd->add_flag("--smoke", sargs.options.smoke,
+                       "2k accounts: a quick check");
+  settle_cmd->add_flag("-q,--quiet", sargs.options.quiet,
+                       "No progress lines on stderr");
+
   CLI11_PARSE(app, argc, argv);
+  if (settle_cmd->parsed()) return cfx::bench::RunSettle(sargs);
   if (engine->parsed()) return cfx::bench::RunEngine(args);
   if (journal->parsed()) return cfx::bench::RunJournal(jargs);
   if (index_cmd->parsed()) return cfx::bench::RunIndex(iargs);

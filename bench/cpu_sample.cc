@@ -165,4 +165,25 @@ std::string LoadAverage() {
   return a + " " + b + " " + c;
 }
 
+std::string CpuModel() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const std::size_t colon = line.find(':');
+      if (colon == std::string::npos) return "";
+      const std::size_t from = line.find_first_not_of(' ', colon + 1);
+      return from == std::string::npos ? "" : line.substr(from);
+    }
+  }
+  return "";
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size();
+  return m % 2 == 1 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
 }  // namespace cfx::bench

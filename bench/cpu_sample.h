@@ -74,4 +74,11 @@ void PrintCpuJson(std::FILE* out, const PhaseCpu& cpu, uint64_t orders);
 // The 1, 5 and 15 minute load averages of /proc/loadavg: "4.88 2.68 2.36".
 std::string LoadAverage();
 
+// The first "model name" of /proc/cpuinfo, e.g. "AMD EPYC"; "" if none.
+std::string CpuModel();
+
+// The median of `v` (the mean of the middle two for an even count); 0 when
+// empty.
+double Median(std::vector<double> v);
+
 }  // namespace cfx::bench

@@ -428,13 +428,6 @@ IndexBenchRun RunOnce(const IndexWorkload& w) {
   return r;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size();
-  return m % 2 == 1 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-}
-
 double Max(const std::vector<double>& v) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
@@ -516,21 +509,6 @@ std::string Dollars(int64_t micros) {
   std::string s = buf;
   while (s.size() > s.find('.') + 3 && s.back() == '0') s.pop_back();
   return s;
-}
-
-std::string CpuModel() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      const std::size_t colon = line.find(':');
-      if (colon != std::string::npos) {
-        const std::size_t from = line.find_first_not_of(' ', colon + 1);
-        return from == std::string::npos ? "" : line.substr(from);
-      }
-    }
-  }
-  return "";
 }
 
 // Everything the verification checks, for one run.

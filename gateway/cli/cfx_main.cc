@@ -13,6 +13,7 @@
 #include "exchange/journal_tool.h"
 #include "gateway/cli/attest_commands.h"
 #include "gateway/cli/commands.h"
+#include "gateway/cli/demo.h"
 #include "gateway/cli/index_tool.h"
 #include "gateway/config/server_config.h"
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
   CLI::App* attest = cli::AddAttestCommands(app, &exit_code);
   cli::AddGatewayCommands(app, &exit_code, attest);
   cli::AddIndexRecompute(app, &exit_code);
+  cli::AddDemoCommand(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

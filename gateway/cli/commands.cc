@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -1118,10 +1119,11 @@ int CheckDate(const std::string& date, const std::string& what) {
               what + ": \"" + OneLine(date) + "\" is not a date (YYYY-MM-DD)");
 }
 
-// A refusal of index request `request_id`: printed (and as JSON with
-// --json); returns kExitRejected. kKeepWaiting for any other message.
-int IndexRefusal(Connection& c, const std::string& subject, uint64_t request_id,
-                 const w::Envelope& m) {
+// A ReferenceAck refusing query `request_id` (index, settlement): printed
+// (and as JSON with --json); returns kExitRejected. kKeepWaiting for any
+// other message.
+int Refusal(Connection& c, const std::string& subject, uint64_t request_id,
+            const w::Envelope& m) {
   if (!m.has_reference_ack() || m.reference_ack().request_id() != request_id) {
     return kKeepWaiting;
   }
@@ -1153,7 +1155,7 @@ int QueryIndex(Connection& c, const std::string& grade, const std::string& from,
                                  l.prints().end());
                      return l.more() ? kKeepWaiting : kExitOk;
                    }
-                   return IndexRefusal(c, "index query", id, m);
+                   return Refusal(c, "index query", id, m);
                  });
 }
 
@@ -1231,7 +1233,7 @@ int RunIndexExplain(const GlobalOptions& g, const IndexArgs& a) {
                          milliseconds(0), [&](const w::Envelope& m) {
                            if (!m.has_index_explanation() ||
                                m.index_explanation().request_id() != id) {
-                             return IndexRefusal(c, "index explain", id, m);
+                             return Refusal(c, "index explain", id, m);
                            }
                            const w::IndexExplanation& part =
                                m.index_explanation();
@@ -1248,6 +1250,120 @@ int RunIndexExplain(const GlobalOptions& g, const IndexArgs& a) {
   x.set_more(false);
   Print(c.json() ? ProtoJson(x) + "\n" : IndexExplanationText(x));
   return kExitOk;
+}
+
+// ------------------------------------------------------------------ clearing
+
+struct SettleArgs {
+  std::string date;
+  bool csv = false;
+};
+
+int RunSettleStatus(const GlobalOptions& g) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  const uint64_t id = RequestId();
+  e.mutable_settlement_status_request()->set_request_id(id);
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await("settlement status", "the settlement status", milliseconds(0),
+                 [&](const w::Envelope& m) {
+                   if (!m.has_settlement_status() ||
+                       m.settlement_status().request_id() != id) {
+                     return Refusal(c, "settlement status", id, m);
+                   }
+                   const w::SettlementStatus& s = m.settlement_status();
+                   Print(c.json() ? SettlementStatusJson(s) + "\n"
+                                  : SettlementStatusText(s));
+                   return kExitOk;
+                 });
+}
+
+int RunSettleReport(const GlobalOptions& g, const SettleArgs& a) {
+  if (a.date.empty() || !ParseDay(a.date).has_value()) {
+    return Fail(kExitUsage,
+                "DATE: \"" + OneLine(a.date) + "\" is not a date (YYYY-MM-DD)");
+  }
+  if (a.csv && g.json) {
+    return Fail(kExitUsage, "--csv and --json exclude each other");
+  }
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  w::SettlementQuery* q = e.mutable_settlement_query();
+  q->set_request_id(RequestId());
+  q->set_date(a.date);
+  const uint64_t id = q->request_id();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  // A large report comes in parts: contracts first, then accounts.
+  w::SettlementReport report;
+  bool first = true;
+  const int rc =
+      c.Await("settlement report", "the settlement report", milliseconds(0),
+              [&](const w::Envelope& m) {
+                if (!m.has_settlement_report() ||
+                    m.settlement_report().request_id() != id) {
+                  return Refusal(c, "settlement report", id, m);
+                }
+                const w::SettlementReport& part = m.settlement_report();
+                if (first) {
+                  report = part;
+                  first = false;
+                } else {
+                  report.mutable_contracts()->MergeFrom(part.contracts());
+                  report.mutable_accounts()->MergeFrom(part.accounts());
+                }
+                return part.more() ? kKeepWaiting : kExitOk;
+              });
+  if (rc != kExitOk) return rc;
+  report.set_more(false);
+  if (c.json()) {
+    PrintJson(SettlementReportJson(report));
+  } else if (a.csv) {
+    Print(SettlementReportCsv(report));
+  } else {
+    Print(SettlementReportText(report));
+  }
+  return kExitOk;
+}
+
+struct CollateralArgs {
+  std::string account;
+  std::string amount;
+};
+
+int RunCollateral(const GlobalOptions& g, const CollateralArgs& a,
+                  w::CollateralAction action) {
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  w::CollateralRequest* r = e.mutable_collateral_request();
+  r->set_request_id(RequestId());
+  r->set_account(a.account);
+  r->set_action(action);
+  r->set_amount(a.amount);
+  const uint64_t id = r->request_id();
+  const std::string subject =
+      action == w::COLLATERAL_ACTION_DEPOSIT ? "deposit" : "withdrawal";
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  return c.Await(
+      subject, "the answer", milliseconds(0), [&](const w::Envelope& m) {
+        if (!m.has_collateral_ack() || m.collateral_ack().request_id() != id) {
+          return kKeepWaiting;
+        }
+        const w::CollateralAck& ack = m.collateral_ack();
+        if (c.json()) PrintJson(CollateralAckJson(ack));
+        if (!ack.accepted()) {
+          return Fail(kExitRejected,
+                      subject + " rejected: " +
+                          ReasonText(EnumName(ack.reason()), ack.text()));
+        }
+        if (!c.json()) Print(CollateralAckText(ack));
+        return kExitOk;
+      });
 }
 
 // ------------------------------------------------------------------ admin
@@ -1591,6 +1707,49 @@ void AddGatewayCommands(CLI::App& app, int* exit_code, CLI::App* attest) {
                        "Fixing date, YYYY-MM-DD (default: the latest print)");
   iexplain->callback(
       [g, ia, exit_code] { *exit_code = RunIndexExplain(*g, *ia); });
+
+  // clearing (clearing members; `settle` for the admin too)
+  CLI::App* settle = app.add_subcommand(
+      "settle",
+      "Daily settlement: status and reports (clearing member, admin)");
+  settle->require_subcommand(1);
+  settle
+      ->add_subcommand("status",
+                       "Whether settlement runs, the settled dates and the "
+                       "latest settlement prices")
+      ->callback([g, exit_code] { *exit_code = RunSettleStatus(*g); });
+  auto sa = std::make_shared<SettleArgs>();
+  CLI::App* sreport = settle->add_subcommand(
+      "report",
+      "One settled day: settlement prices, and your accounts' positions, VM, "
+      "spot cash, IM and collateral");
+  sreport->add_option("DATE", sa->date, "Business date, YYYY-MM-DD")
+      ->required();
+  sreport->add_flag("--csv", sa->csv, "CSV with a header line");
+  sreport->callback(
+      [g, sa, exit_code] { *exit_code = RunSettleReport(*g, *sa); });
+  CLI::App* collateral = app.add_subcommand(
+      "collateral",
+      "Deposit or withdraw collateral of an account you clear (clearing "
+      "member)");
+  collateral->require_subcommand(1);
+  auto ca = std::make_shared<CollateralArgs>();
+  for (const auto& [name, action, help] :
+       {std::make_tuple("deposit", w::COLLATERAL_ACTION_DEPOSIT,
+                        "Deposit AMOUNT USD to ACCOUNT"),
+        std::make_tuple("withdraw", w::COLLATERAL_ACTION_WITHDRAW,
+                        "Withdraw AMOUNT USD from ACCOUNT (at most what its "
+                        "margin requirement leaves)")}) {
+    CLI::App* sub = collateral->add_subcommand(name, help);
+    sub->add_option("ACCOUNT", ca->account, "Trading account, e.g. FIRM-A")
+        ->required();
+    sub->add_option("AMOUNT", ca->amount,
+                    "USD, positive, at most 6 decimals, e.g. 250000.00")
+        ->required();
+    const w::CollateralAction act = action;
+    sub->callback(
+        [g, ca, act, exit_code] { *exit_code = RunCollateral(*g, *ca, act); });
+  }
 
   // spot
   CLI::App* spot = app.add_subcommand("spot", "Spot trade life cycle");

@@ -32,9 +32,10 @@ inline constexpr int kExitTimeout = 4;
 // which must remain live while `app` parses.
 // `attest`, when not null, is the `attest` group (attest_commands.h) that
 // gets the server commands `submit`, `list` and `key register | revoke`;
-// `rating set | revoke | show`, `spot report-failure` and `index show |
-// history | explain` are added to `app` (`index` joins the group of that
-// name when it exists).
+// `rating set | revoke | show`, `spot report-failure`, `index show |
+// history | explain`, `settle status | report` and `collateral deposit |
+// withdraw` are added to `app` (`index` joins the group of that name when
+// it exists).
 void AddGatewayCommands(CLI::App& app, int* exit_code,
                         CLI::App* attest = nullptr);
 

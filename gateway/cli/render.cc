@@ -556,4 +556,218 @@ std::string LocalBook::Json(std::size_t depth) const {
       .str();
 }
 
+// ---------------------------------------------------------------- clearing
+
+namespace {
+
+std::string ContractFlags(const w::SettlementPrice& c) {
+  std::string flags = c.final() ? "final" : "";
+  if (c.disrupted()) flags += flags.empty() ? "DISRUPTED" : ", DISRUPTED";
+  return flags;
+}
+
+// A CSV field: as is, or in quotes (doubled inside) when it holds a
+// separator, a quote or a line break.
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// True for "", "0", "0.00", "-0.000": a decimal without a non-zero digit.
+bool IsZero(const std::string& decimal) {
+  return decimal.find_first_of("123456789") == std::string::npos;
+}
+
+std::string CsvLine(const std::vector<std::string>& fields) {
+  std::string out;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    out += CsvField(fields[i]);
+  }
+  return out + "\n";
+}
+
+std::string SettlementPriceJson(const w::SettlementPrice& c) {
+  return JsonObject()
+      .Str("symbol", c.symbol())
+      .Str("price", c.price())
+      .Str("tier", c.tier())
+      .Bool("final", c.final())
+      .Bool("disrupted", c.disrupted())
+      .Int("open_interest", c.open_interest())
+      .str();
+}
+
+std::string SettlementPricesJson(
+    const google::protobuf::RepeatedPtrField<w::SettlementPrice>& contracts) {
+  std::string out = "[";
+  for (const w::SettlementPrice& c : contracts) {
+    if (out.size() > 1) out += ',';
+    out += SettlementPriceJson(c);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+std::string SettlementReportText(const w::SettlementReport& r) {
+  std::string out = "settlement " + r.date() + "\n";
+  std::vector<std::vector<std::string>> contracts = {
+      {"CONTRACT", "PRICE", "TIER", "OPEN_INTEREST", "FLAGS"}};
+  for (const w::SettlementPrice& c : r.contracts()) {
+    contracts.push_back({c.symbol(), c.price(), c.tier(),
+                         std::to_string(c.open_interest()), ContractFlags(c)});
+  }
+  out += contracts.size() > 1 ? FormatTable(contracts, {1, 3})
+                              : std::string("contracts: none\n");
+  std::vector<std::vector<std::string>> positions = {
+      {"ACCOUNT", "MEMBER", "CONTRACT", "POSITION", "VM"}};
+  std::vector<std::vector<std::string>> accounts = {
+      {"ACCOUNT", "MEMBER", "FILLS", "VM", "SPOT_CASH", "IM", "COLLATERAL"}};
+  for (const w::AccountSettlement& a : r.accounts()) {
+    for (const w::PositionLine& p : a.positions()) {
+      positions.push_back({a.account(), a.clearing_member(), p.symbol(),
+                           std::to_string(p.position()), p.variation_margin()});
+    }
+    accounts.push_back({a.account(), a.clearing_member(),
+                        std::to_string(a.fills()), a.variation_margin(),
+                        a.spot_cash(), a.initial_margin(), a.collateral()});
+  }
+  out += "\n";
+  out += positions.size() > 1 ? FormatTable(positions, {3, 4})
+                              : std::string("positions: none\n");
+  out += "\n";
+  out += accounts.size() > 1 ? FormatTable(accounts, {2, 3, 4, 5, 6})
+                             : std::string("accounts: none\n");
+  return out;
+}
+
+std::string SettlementReportCsv(const w::SettlementReport& r) {
+  std::string out =
+      CsvLine({"date", "account", "clearing_member", "contract", "position",
+               "settlement_price", "tier", "variation_margin", "spot_cash",
+               "initial_margin", "collateral"});
+  for (const w::AccountSettlement& a : r.accounts()) {
+    for (const w::PositionLine& p : a.positions()) {
+      std::string price;
+      std::string tier;
+      for (const w::SettlementPrice& c : r.contracts()) {
+        if (c.symbol() == p.symbol()) {
+          price = c.price();
+          tier = c.tier();
+        }
+      }
+      out += CsvLine({r.date(), a.account(), a.clearing_member(), p.symbol(),
+                      std::to_string(p.position()), price, tier,
+                      p.variation_margin(), "0", a.initial_margin(),
+                      a.collateral()});
+    }
+    const bool spot = !IsZero(a.spot_cash());
+    if (spot) {
+      out +=
+          CsvLine({r.date(), a.account(), a.clearing_member(), "SPOT", "", "",
+                   "", "0", a.spot_cash(), a.initial_margin(), a.collateral()});
+    }
+    if (a.positions().empty() && !spot) {
+      out += CsvLine({r.date(), a.account(), a.clearing_member(), "", "", "",
+                      "", "0", "0", a.initial_margin(), a.collateral()});
+    }
+  }
+  return out;
+}
+
+std::string SettlementReportJson(const w::SettlementReport& r) {
+  std::string accounts = "[";
+  for (const w::AccountSettlement& a : r.accounts()) {
+    std::string positions = "[";
+    for (const w::PositionLine& p : a.positions()) {
+      if (positions.size() > 1) positions += ',';
+      positions += JsonObject()
+                       .Str("symbol", p.symbol())
+                       .Int("position", p.position())
+                       .Str("variation_margin", p.variation_margin())
+                       .str();
+    }
+    positions += "]";
+    if (accounts.size() > 1) accounts += ',';
+    accounts += JsonObject()
+                    .Str("account", a.account())
+                    .Str("clearing_member", a.clearing_member())
+                    .Raw("positions", positions)
+                    .Int("fills", a.fills())
+                    .Str("variation_margin", a.variation_margin())
+                    .Str("spot_cash", a.spot_cash())
+                    .Str("initial_margin", a.initial_margin())
+                    .Str("collateral", a.collateral())
+                    .str();
+  }
+  accounts += "]";
+  return JsonObject()
+      .Str("type", "settlement_report")
+      .Str("date", r.date())
+      .Raw("contracts", SettlementPricesJson(r.contracts()))
+      .Raw("accounts", accounts)
+      .str();
+}
+
+std::string SettlementStatusText(const w::SettlementStatus& s) {
+  std::string out = s.ok() ? std::string("settlement: ok\n")
+                           : Line("settlement: STOPPED: " + s.error());
+  if (s.settled_dates().empty()) return out + "settled dates: none\n";
+  out += "latest settled date: " + s.latest_date() + "\n";
+  std::vector<std::vector<std::string>> contracts = {
+      {"CONTRACT", "PRICE", "TIER", "OPEN_INTEREST", "FLAGS"}};
+  for (const w::SettlementPrice& c : s.contracts()) {
+    contracts.push_back({c.symbol(), c.price(), c.tier(),
+                         std::to_string(c.open_interest()), ContractFlags(c)});
+  }
+  if (contracts.size() > 1) out += FormatTable(contracts, {1, 3});
+  out += "settled dates (" + std::to_string(s.settled_dates_size()) + "):";
+  for (const std::string& d : s.settled_dates()) out += " " + d;
+  return out + "\n";
+}
+
+std::string SettlementStatusJson(const w::SettlementStatus& s) {
+  std::string dates = "[";
+  for (const std::string& d : s.settled_dates()) {
+    if (dates.size() > 1) dates += ',';
+    dates += JsonString(d);
+  }
+  dates += "]";
+  return JsonObject()
+      .Str("type", "settlement_status")
+      .Bool("ok", s.ok())
+      .Str("error", s.error())
+      .Str("latest_date", s.latest_date())
+      .Raw("contracts", SettlementPricesJson(s.contracts()))
+      .Raw("settled_dates", dates)
+      .str();
+}
+
+std::string CollateralAckText(const w::CollateralAck& a) {
+  const bool withdrawal = !a.amount().empty() && a.amount()[0] == '-';
+  const std::string amount = withdrawal ? a.amount().substr(1) : a.amount();
+  return a.account() + ": " + (withdrawal ? "withdrew " : "deposited ") +
+         amount + ", collateral " + a.collateral_after() + "\n";
+}
+
+std::string CollateralAckJson(const w::CollateralAck& a) {
+  JsonObject o;
+  o.Str("type", "collateral")
+      .Str("account", a.account())
+      .Str("amount", a.amount())
+      .Bool("accepted", a.accepted());
+  if (a.accepted()) {
+    o.Str("collateral_after", a.collateral_after()).Uint("seq", a.seq());
+  } else {
+    o.Str("reason", EnumName(a.reason())).Str("text", a.text());
+  }
+  return o.str();
+}
+
 }  // namespace cfx::gateway::cli

@@ -60,6 +60,30 @@ std::string IndexHistoryText(const std::vector<wire::v1::IndexPrint>& prints);
 // only when it has rows).
 std::string IndexExplanationText(const wire::v1::IndexExplanation& x);
 
+// Clearing (docs/cli.md, "Clearing"). SettlementReportText: a title line
+// ("settlement 2026-12-03"), a table of the contracts (CONTRACT, PRICE,
+// TIER, OPEN_INTEREST, FLAGS), a table with one row per account and
+// contract (ACCOUNT, MEMBER, CONTRACT, POSITION, VM) and one with one row
+// per account (ACCOUNT, MEMBER, FILLS, VM, SPOT_CASH, IM, COLLATERAL); a
+// table without rows says "none".
+std::string SettlementReportText(const wire::v1::SettlementReport& r);
+// A header line, then one line per account and contract, one "SPOT" line
+// per account with spot cash, and one line with an empty contract for an
+// account with neither: date, account, clearing_member, contract,
+// position, settlement_price, tier, variation_margin, spot_cash,
+// initial_margin, collateral. Fields with ',', '"' or a line break are
+// quoted (RFC 4180).
+std::string SettlementReportCsv(const wire::v1::SettlementReport& r);
+// One object: {"type":"settlement_report","date":...,"contracts":[...],
+// "accounts":[...]}; money and prices as decimal strings.
+std::string SettlementReportJson(const wire::v1::SettlementReport& r);
+// "ok" or the error, the latest date and its prices, the settled dates.
+std::string SettlementStatusText(const wire::v1::SettlementStatus& s);
+std::string SettlementStatusJson(const wire::v1::SettlementStatus& s);
+// "FIRM-A: deposited 250000.00, collateral 10250000.00".
+std::string CollateralAckText(const wire::v1::CollateralAck& a);
+std::string CollateralAckJson(const wire::v1::CollateralAck& a);
+
 // Pads each column of `rows` to its widest cell, two spaces apart; columns
 // whose index is in `right` are right-aligned. Trailing spaces are dropped.
 std::string FormatTable(const std::vector<std::vector<std::string>>& rows,

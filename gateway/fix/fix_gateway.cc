@@ -28,6 +28,7 @@
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "index/index_service.h"
+#include "settlement/settlement_service.h"
 
 namespace cfx::gateway::fix {
 
@@ -828,6 +829,7 @@ void FixGateway::OnMessage(int session, const Message& m) {
   if (m.type == "G") return OnCancel(session, m, true);
   if (m.type == "q") return OnMassCancel(session, m);
   if (m.type == "H") return OnOrderStatus(session, m);
+  if (m.type == "AN") return OnRequestForPositions(session, m);
   if (m.type == "V") return OnMarketDataRequest(session, m);
   if (m.type == "x") return OnSecurityList(session, m);
   if (m.type == "e") return OnSecurityStatus(session, m);
@@ -1266,6 +1268,177 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
   }
   if (const std::string* req = m.Find(790)) r.Add(790, *req);
   Send(s, r);
+}
+
+namespace {
+
+// Micro-dollars as a FIX amount: at least 2 and at most 6 decimals, exact.
+std::string FixAmount(int64_t micros) {
+  const bool neg = micros < 0;
+  const uint64_t m =
+      neg ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
+  std::string out = (neg ? "-" : "") + std::to_string(m / 1'000'000) + ".";
+  std::string frac = std::to_string(1'000'000 + m % 1'000'000).substr(1);
+  while (frac.size() > 2 && frac.back() == '0') frac.pop_back();
+  return out + frac;
+}
+
+// "YYYYMMDD" -> days since 1970-01-01.
+std::optional<int64_t> ParseFixDate(const std::string& v) {
+  if (v.size() != 8) return std::nullopt;
+  return ParseDay(v.substr(0, 4) + "-" + v.substr(4, 2) + "-" + v.substr(6, 2));
+}
+
+std::string FixDate(int64_t day) {
+  const std::chrono::year_month_day ymd{
+      std::chrono::sys_days{std::chrono::days{day}}};
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d%02u%02u", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()));
+  return buf;
+}
+
+}  // namespace
+
+// RequestForPositions (AN) -> RequestForPositionsAck (AO), then one
+// PositionReport (AP) per account and contract of the business date's
+// settlement. A clearing member sees its own accounts, the admin every
+// account, anyone else the session's account; an Account(1) outside that
+// set is answered like one without positions.
+void FixGateway::OnRequestForPositions(int s, const Message& m) {
+  SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  const std::string& req_id = Get(m, 710);
+  const auto ack = [&](int result, int status, const std::string& text,
+                       std::size_t total) {
+    Message a;
+    a.type = "AO";
+    a.Add(721, "AO-" + req_id);
+    a.Add(710, req_id);
+    a.Add(727, Str(static_cast<int64_t>(total)));
+    a.Add(728, Str(int64_t{result}));
+    a.Add(729, Str(int64_t{status}));
+    if (const std::string* acct = m.Find(1)) a.Add(1, *acct);
+    if (!text.empty()) a.Add(58, text);
+    Send(s, a);
+  };
+  if (deps_.settlement == nullptr) {
+    return ack(4, 2, "positions are not available on this server", 0);
+  }
+  if (Get(m, 724) != "0") {
+    return ack(1, 2, "PosReqType(724) must be 0 (positions)", 0);
+  }
+  const settlement::SettlementService& svc = *deps_.settlement;
+  int64_t date = 0;
+  if (const std::string* d = m.Find(715)) {
+    const std::optional<int64_t> day = ParseFixDate(*d);
+    if (!day.has_value()) {
+      return ack(1, 2, "ClearingBusinessDate(715) must be YYYYMMDD", 0);
+    }
+    date = *day;
+  } else {
+    const std::vector<int64_t> dates = svc.SettledDates();
+    if (dates.empty()) return ack(2, 0, "no business date is settled yet", 0);
+    date = dates.back();
+  }
+  const settlement::RunReport* report = svc.Report(date);
+  if (report == nullptr) {
+    return ack(2, 0, FixDate(date) + " is not settled", 0);
+  }
+  // Whose accounts this session may see.
+  const settlement::SettlementConfig& sc = svc.config();
+  uint32_t member = 0;
+  bool all = false;
+  if (ss.user->role == Role::kAdmin) {
+    all = true;
+  } else if (ss.user->role == Role::kClearingMember) {
+    for (std::size_t i = 1; i < sc.member_names.size(); ++i) {
+      if (sc.member_names[i] == ss.user->clearing_member) {
+        member = static_cast<uint32_t>(i);
+      }
+    }
+    if (member == 0) return ack(3, 2, "not a clearing member's session", 0);
+  }
+  const std::string* only = m.Find(1);
+  const auto visible = [&](const settlement::AccountSettlement& a) {
+    const std::string& name = a.account < sc.account_names.size()
+                                  ? sc.account_names[a.account]
+                                  : std::string();
+    if (only != nullptr && *only != name) return false;
+    if (all) return true;
+    if (member != 0) return a.member == member;
+    return a.account == ss.account.value;
+  };
+  // The previous business date's prices, for PriorSettlPrice(734).
+  const settlement::RunReport* prior = nullptr;
+  for (const int64_t d : svc.SettledDates()) {
+    if (d < date) prior = svc.Report(d);
+  }
+  const auto price_of =
+      [](const settlement::RunReport* r,
+         uint32_t inst) -> const settlement::ContractSettlement* {
+    if (r == nullptr) return nullptr;
+    for (const settlement::ContractSettlement& c : r->contracts) {
+      if (c.instrument == inst) return &c;
+    }
+    return nullptr;
+  };
+  std::vector<Message> reports;
+  for (const settlement::AccountSettlement& a : report->accounts) {
+    if (a.member == 0 || !visible(a)) continue;
+    for (const settlement::AccountSettlement::Line& l : a.positions) {
+      const settlement::ContractSettlement* c = price_of(report, l.instrument);
+      if (c == nullptr) continue;
+      const settlement::ContractSettlement* before =
+          price_of(prior, l.instrument);
+      const int64_t prior_price =
+          before != nullptr ? before->price
+                            : sc.instruments[l.instrument].initial_reference;
+      Message r;
+      r.type = "AP";
+      r.Add(721, "AP-" + req_id + "-" +
+                     Str(static_cast<int64_t>(reports.size() + 1)));
+      r.Add(710, req_id);
+      r.Add(724, "0");
+      r.Add(728, "0");
+      r.Add(715, FixDate(date));
+      r.Add(1, sc.account_names[a.account]);
+      r.Add(581, "1");
+      r.Add(55, sc.instruments[l.instrument].symbol);
+      r.Add(730, exchange::FormatPrice(exchange::Price{c->price}));
+      r.Add(731, c->final ? "1" : "2");
+      r.Add(734, exchange::FormatPrice(exchange::Price{prior_price}));
+      r.Add(5830, c->final
+                      ? "FINAL"
+                      : std::string(1, static_cast<char>(
+                                           '0' + static_cast<int>(c->tier))));
+      if (c->final) r.Add(5831, c->disrupted ? "Y" : "N");
+      r.Add(5832, FixAmount(a.initial_margin));
+      r.Add(5833, FixAmount(a.collateral));
+      Group pos;
+      pos.count_tag = 702;
+      pos.delimiter = 703;
+      pos.entries.push_back({{703, "FIN"},
+                             {704, Str(std::max<int64_t>(l.position, 0))},
+                             {705, Str(std::max<int64_t>(-l.position, 0))}});
+      r.groups.push_back(std::move(pos));
+      Group amt;
+      amt.count_tag = 753;
+      amt.delimiter = 707;
+      amt.entries.push_back({{707, c->final ? "FMTM" : "IMTM"},
+                             {708, FixAmount(l.variation_margin)}});
+      r.groups.push_back(std::move(amt));
+      reports.push_back(std::move(r));
+    }
+  }
+  if (reports.empty()) {
+    return ack(2, 0, "no positions for " + FixDate(date), 0);
+  }
+  ack(0, 0, "", reports.size());
+  for (Message& r : reports) {
+    r.Add(727, Str(static_cast<int64_t>(reports.size())));
+    Send(s, r);
+  }
 }
 
 void FixGateway::MarketDataReject(int s, const std::string& req_id, int reason,

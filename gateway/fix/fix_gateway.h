@@ -22,6 +22,10 @@ class IndexService;
 struct Print;
 }  // namespace cfx::index
 
+namespace cfx::settlement {
+class SettlementService;
+}  // namespace cfx::settlement
+
 namespace cfx::gateway {
 struct ServerConfig;
 struct UserConfig;
@@ -50,6 +54,9 @@ struct FixGatewayDeps {
   // CFX-<grade> (read on the gateway thread). May be null: no index symbols.
   // Must outlive the gateway.
   const index::IndexService* index = nullptr;
+  // Clearing (DESIGN.md §5), for RequestForPositions (AN). May be null:
+  // AN is then answered "not supported". Must outlive the gateway.
+  const settlement::SettlementService* settlement = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;
@@ -145,6 +152,7 @@ class FixGateway final : private Handler {
   void OnCancel(int s, const Message& m, bool replace);
   void OnMassCancel(int s, const Message& m);
   void OnOrderStatus(int s, const Message& m);
+  void OnRequestForPositions(int s, const Message& m);
   void OnMarketDataRequest(int s, const Message& m);
   // A MarketDataRequest naming MDEntryType 3 (index value).
   void OnIndexRequest(int s, const Message& m, bool subscribe);

@@ -62,6 +62,12 @@ constexpr MessageType kMessageTypes[] = {
     {92, "index_print_list"},
     {93, "index_explain_request"},
     {94, "index_explanation"},
+    {95, "collateral_request"},
+    {96, "collateral_ack"},
+    {97, "settlement_query"},
+    {98, "settlement_report"},
+    {99, "settlement_status_request"},
+    {100, "settlement_status"},
 };
 
 // cfx.wire.v1.SessionRejectReason, by value, lower-case without prefix.

@@ -126,7 +126,8 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       trade_subscribers_(deps.config->instruments.size() + 1),
       builder_(*deps.config),
       desk_(*deps.config, deps.payload_arena),
-      index_desk_(deps.index) {
+      index_desk_(deps.index),
+      settlement_desk_(*deps.config, deps.settlement) {
   if (deps.recovered_registry != nullptr) {
     desk_.Seed(*deps.recovered_registry).ok();
   }
@@ -383,6 +384,9 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kIndexPrint:
     case w::Envelope::kIndexPrintList:
     case w::Envelope::kIndexExplanation:
+    case w::Envelope::kCollateralAck:
+    case w::Envelope::kSettlementReport:
+    case w::Envelope::kSettlementStatus:
       Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
              w::Envelope::descriptor()
                  ->FindFieldByNumber(static_cast<int>(body))
@@ -449,6 +453,11 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kIndexQuery:
     case w::Envelope::kIndexExplainRequest:
       OnIndexRequest(s, in_);
+      break;
+    case w::Envelope::kCollateralRequest:
+    case w::Envelope::kSettlementQuery:
+    case w::Envelope::kSettlementStatusRequest:
+      OnClearingRequest(s, in_);
       break;
     default:
       Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE, type(), nullptr,
@@ -1100,6 +1109,61 @@ void Gateway::OnIndexRequest(Session& s, const w::Envelope& m) {
   for (const w::Envelope& e : answer) Send(s, e);
 }
 
+// ---------------------------------------------------------------- clearing
+
+void Gateway::OnClearingRequest(Session& s, const w::Envelope& m) {
+  if (m.has_settlement_query()) {
+    for (const w::Envelope& e :
+         settlement_desk_.Report(*s.user, m.settlement_query())) {
+      Send(s, e);
+    }
+    return;
+  }
+  if (m.has_settlement_status_request()) {
+    Send(s, settlement_desk_.Status(*s.user, m.settlement_status_request()));
+    return;
+  }
+  const w::CollateralRequest& c = m.collateral_request();
+  if (c.action() != w::COLLATERAL_ACTION_DEPOSIT &&
+      c.action() != w::COLLATERAL_ACTION_WITHDRAW) {
+    Reject(s, w::SESSION_REJECT_REASON_INVALID_ENUM, "collateral_request",
+           "action", "action: DEPOSIT or WITHDRAW");
+    return;
+  }
+  SettlementDesk::Request r = settlement_desk_.Collateral(*s.user, c);
+  if (r.submit && !deps_.ring->TryPush(r.cmd)) {
+    r.submit = false;
+    r.ack.set_accepted(false);
+    r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
+    r.ack.set_text("the exchange is busy; nothing was accepted, try again");
+  }
+  if (!r.submit) {
+    if (deps_.metrics != nullptr) deps_.metrics->OrderRejected();
+    out_.Clear();
+    *out_.mutable_collateral_ack() = std::move(r.ack);
+    Send(s, out_);
+    return;
+  }
+  ++commands_submitted_;
+  settlement_desk_.Submitted(r, s.id);
+}
+
+// The engine's answer to a CollateralRequest goes to the session that
+// sent it, once durable; a session gone since then gets nothing (the
+// collateral moved all the same).
+void Gateway::OnClearingEvent(const exchange::Event& e) {
+  uint64_t session_id = 0;
+  w::CollateralAck ack;
+  if (!settlement_desk_.OnEvent(e, &session_id, &ack)) return;
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end() || it->second->state != Session::State::kActive) {
+    return;
+  }
+  out_.Clear();
+  *out_.mutable_collateral_ack() = std::move(ack);
+  Send(*it->second, out_);
+}
+
 void Gateway::OnIndexPrint(const index::Print& p) {
   if (deps_.index == nullptr) return;
   out_.Clear();
@@ -1166,6 +1230,7 @@ void Gateway::OnClock(Session& s, const w::ClockRequest& m) {
 void Gateway::OnEvent(const exchange::Event& e) {
   last_event_seq_ = e.seq.value;
   OnReferenceEvent(e);
+  OnClearingEvent(e);
   builder_.OnEvent(e, [this](AccountId account, const w::Envelope& env) {
     auto& sessions = by_account_[account.value];
     const bool ack =

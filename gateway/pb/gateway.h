@@ -20,6 +20,7 @@
 #include "gateway/pb/index_desk.h"
 #include "gateway/pb/reference_desk.h"
 #include "gateway/pb/report_builder.h"
+#include "gateway/pb/settlement_desk.h"
 
 namespace cfx::exchange {
 class Journal;
@@ -61,6 +62,11 @@ struct GatewayDeps {
   // gateway thread; may be null (those requests are then refused
   // INDEX_UNAVAILABLE). Must outlive the gateway.
   const index::IndexService* index = nullptr;
+  // Clearing and settlement, read for SettlementQuery and
+  // SettlementStatusRequest on the gateway thread; may be null (those
+  // requests are then refused SETTLEMENT_UNAVAILABLE; CollateralRequests
+  // still reach the engine). Must outlive the gateway.
+  const settlement::SettlementService* settlement = nullptr;
 };
 
 class Session;
@@ -134,6 +140,10 @@ class Gateway {
   void SendTradeBust(const exchange::Event& e);
   // IndexQuery and IndexExplainRequest (index_desk.h).
   void OnIndexRequest(Session& s, const wire::v1::Envelope& m);
+  // SettlementQuery, SettlementStatusRequest and CollateralRequest
+  // (settlement_desk.h).
+  void OnClearingRequest(Session& s, const wire::v1::Envelope& m);
+  void OnClearingEvent(const exchange::Event& e);
 
   bool Submit(Session& s, const exchange::Command& c, const char* type,
               uint64_t client_order_id);
@@ -176,6 +186,7 @@ class Gateway {
   ReportBuilder builder_;
   ReferenceDesk desk_;
   IndexDesk index_desk_;
+  SettlementDesk settlement_desk_;
   uint64_t last_event_seq_ = 0;
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;

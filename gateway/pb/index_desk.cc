@@ -37,21 +37,8 @@ std::string FormatMicros(int64_t micros, int min_decimals) {
   return out;
 }
 
-}  // namespace internal
-
-namespace {
-
-using internal::FormatMicros;
-
-// The published precision of values: $0.001.
-constexpr int kDecimals = 3;
-// Added to each repeated element's size for its tag and length prefix.
-constexpr std::size_t kElementOverhead = 8;
-constexpr std::size_t kMaxQuoted = 40;
-
-// `s` for a reject text: printable ASCII only (others become '?'), cut at
-// kMaxQuoted characters, in quotes.
 std::string Quote(std::string_view s) {
+  constexpr std::size_t kMaxQuoted = 40;
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size() && i < kMaxQuoted; ++i) {
     const char c = s[i];
@@ -59,15 +46,6 @@ std::string Quote(std::string_view s) {
   }
   if (s.size() > kMaxQuoted) out += "...";
   return out + "\"";
-}
-
-// "287.500" from thousandths.
-std::string Thousandths(uint64_t milli) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%llu.%03llu",
-                static_cast<unsigned long long>(milli / 1'000),
-                static_cast<unsigned long long>(milli % 1'000));
-  return buf;
 }
 
 w::Envelope Refuse(uint64_t request_id, w::RejectReason reason,
@@ -79,6 +57,28 @@ w::Envelope Refuse(uint64_t request_id, w::RejectReason reason,
   ack->set_reason(reason);
   ack->set_text(std::move(text));
   return e;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::FormatMicros;
+using internal::Quote;
+using internal::Refuse;
+
+// The published precision of values: $0.001.
+constexpr int kDecimals = 3;
+// Added to each repeated element's size for its tag and length prefix.
+constexpr std::size_t kElementOverhead = 8;
+
+// "287.500" from thousandths.
+std::string Thousandths(uint64_t milli) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%llu.%03llu",
+                static_cast<unsigned long long>(milli / 1'000),
+                static_cast<unsigned long long>(milli % 1'000));
+  return buf;
 }
 
 // The grade index of `name`, or the refusal in *refusal.

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cfx/wire/v1/wire.pb.h"
@@ -66,6 +67,14 @@ namespace internal {
 // == "6.125", FormatMicros(6'262'500, 3) == "6.2625", FormatMicros(-5, 3)
 // == "-0.000005". REQUIRES: 0 <= min_decimals <= 6.
 std::string FormatMicros(int64_t micros, int min_decimals);
+
+// `s` for a reject text: printable ASCII only (others become '?'), cut at
+// 40 characters, in quotes. Shared by the desks.
+std::string Quote(std::string_view s);
+
+// A ReferenceAck refusing request `request_id` with `reason` and `text`.
+wire::v1::Envelope Refuse(uint64_t request_id, wire::v1::RejectReason reason,
+                          std::string text);
 
 }  // namespace internal
 

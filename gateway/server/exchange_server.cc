@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <deque>
+#include <optional>
 
 #include "exchange/event_replay.h"
 #include "exchange/idle.h"
@@ -12,12 +14,14 @@
 #include "gateway/asio.h"
 #include "gateway/config/index_config.h"
 #include "gateway/config/instrument_table.h"
+#include "gateway/config/settlement_config.h"
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/gateway.h"
 #include "index/index_service.h"
+#include "settlement/settlement_service.h"
 
 namespace cfx::gateway {
 
@@ -40,6 +44,14 @@ struct ExchangeServer::Impl {
   // <data_dir>/index.
   std::unique_ptr<index::IndexService> index;
   bool index_flush_failed = false;
+  // Clearing and settlement (DESIGN.md §5), fed the durable events after
+  // the index (a last trading day's final settlement reads the day's
+  // fixing); its ledger is <data_dir>/settlement.
+  std::unique_ptr<settlement::SettlementService> settlement;
+  bool settlement_failed = false;
+  // What a settlement run tells the engine (collateral bookings, settlement
+  // prices, expiries), waiting for room in the ring.
+  std::deque<exchange::Command> settlement_commands;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
@@ -60,7 +72,58 @@ struct ExchangeServer::Impl {
 
   void Run();
   void FlushIndex();
+  void QueueSettlement(const settlement::RunResult& r, bool prices);
+  int SubmitSettlement();
+  void CheckSettlement();
 };
+
+// The engine learns a run's outcome through sequenced commands: each
+// contract's new settlement price (the reference of its bands and its
+// margin), the expiry of finally settled contracts and each account's net
+// booking, dated, so that the engine applies a date once.
+void ExchangeServer::Impl::QueueSettlement(const settlement::RunResult& r,
+                                           bool prices) {
+  if (prices) {
+    for (const settlement::ContractSettlement& c : r.contracts) {
+      exchange::Command cmd;
+      cmd.instrument = exchange::InstrumentId{c.instrument};
+      if (c.final) {  // the FSP is on $0.001, not a price the book takes
+        cmd.type = exchange::CommandType::kSetInstrumentState;
+        cmd.state = exchange::InstrumentState::kExpired;
+      } else {
+        cmd.type = exchange::CommandType::kSetReferencePrice;
+        cmd.price = exchange::Price{c.price};
+      }
+      settlement_commands.push_back(cmd);
+    }
+  }
+  for (const auto& [account, amount] : r.bookings) {
+    exchange::Command cmd;
+    cmd.type = exchange::CommandType::kCollateral;
+    cmd.account = exchange::AccountId{account};
+    cmd.quantity = exchange::Quantity{amount};
+    cmd.target = static_cast<uint64_t>(r.date);
+    settlement_commands.push_back(cmd);
+  }
+}
+
+int ExchangeServer::Impl::SubmitSettlement() {
+  int n = 0;
+  while (!settlement_commands.empty() &&
+         ring->TryPush(settlement_commands.front())) {
+    settlement_commands.pop_front();
+    ++n;
+  }
+  return n;
+}
+
+// A refused run stops settlement; it is logged once, naming the broken
+// invariant.
+void ExchangeServer::Impl::CheckSettlement() {
+  if (settlement_failed || settlement->status().ok()) return;
+  settlement_failed = true;
+  Log("error: settlement stopped: " + settlement->status().ToString());
+}
 
 // The index store lags the journal at worst: a failed write is logged once
 // and retried with the next events; a restart catches up from the journal.
@@ -84,14 +147,19 @@ void ExchangeServer::Impl::Run() {
     fix->OnEvent(e);  // before md: it reads the book as it was before `e`
     md->OnEvent(e);
     gateway->OnEvent(e);
-    index->OnEvent(e);  // new prints reach the gateways via on_print
+    index->OnEvent(e);       // new prints reach the gateways via on_print
+    settlement->OnEvent(e);  // runs reach the engine via on_run
     published = e.seq.value;
   };
   while (phase.load(std::memory_order_acquire) == 0) {
     int work = static_cast<int>(io.poll());
     const std::size_t events = pipeline->PollDurableEvents(on_event);
-    if (events > 0) FlushIndex();
+    if (events > 0) {
+      FlushIndex();
+      CheckSettlement();
+    }
     work += static_cast<int>(events);
+    work += SubmitSettlement();
     work += gateway->Poll();
     work += fix->Poll();
     commands_submitted.store(
@@ -198,6 +266,21 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
                                                  options.data_dir + "/index");
   if (!index_service.has_value()) return index_service.error();
   s.index = std::move(index_service).value();
+  auto settlement_service = settlement::SettlementService::Open(
+      BuildSettlementConfig(s.config), options.data_dir + "/settlement");
+  if (!settlement_service.has_value()) return settlement_service.error();
+  s.settlement = std::move(settlement_service).value();
+  {
+    const index::IndexService* idx = s.index.get();
+    s.settlement->set_fixings(
+        [idx](uint32_t grade,
+              int64_t day) -> std::optional<settlement::FixingValue> {
+          const index::Print* p = idx->Find(grade, day);
+          if (p == nullptr) return std::nullopt;
+          return settlement::FixingValue{p->has_value, p->value_micros,
+                                         index::FromTrades(p->level)};
+        });
+  }
   s.metrics = std::make_unique<Metrics>();
   pb::GatewayDeps deps;
   deps.config = &s.config;
@@ -213,6 +296,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   deps.payload_arena = &p->payload_arena();
   deps.recovered_registry = &p->engine().registry();
   deps.index = s.index.get();
+  deps.settlement = s.settlement.get();
   s.gateway = std::make_unique<pb::Gateway>(s.io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &s.config;
@@ -224,6 +308,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   fix_deps.dir = options.data_dir + "/fix";
   fix_deps.log = options.log;
   fix_deps.index = s.index.get();
+  fix_deps.settlement = s.settlement.get();
   auto fix_gateway = fix::FixGateway::Create(s.io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   s.fix = std::move(fix_gateway).value();
@@ -240,6 +325,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
                                          s.md->OnEvent(e);
                                          s.gateway->OnEvent(e);
                                          s.index->OnEvent(e);
+                                         s.settlement->OnEvent(e);
                                        });
     if (!st.ok()) return st;
     st = s.index->Flush();
@@ -272,6 +358,20 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   s.index->set_on_print([&s](const index::Print& print) {
     s.gateway->OnIndexPrint(print);
     s.fix->OnIndexPrint(print);
+  });
+  // Settlement: what the journal's replay settled but the engine has not
+  // applied yet goes to the engine first, then every new run as it comes.
+  s.CheckSettlement();
+  for (const settlement::RunResult& r : s.settlement->UnappliedResults()) {
+    s.QueueSettlement(r, /*prices=*/false);
+  }
+  if (const settlement::RunResult* latest = s.settlement->LatestResult()) {
+    settlement::RunResult prices = *latest;
+    prices.bookings.clear();
+    s.QueueSettlement(prices, /*prices=*/true);
+  }
+  s.settlement->set_on_run([&s](const settlement::RunResult& r) {
+    s.QueueSettlement(r, /*prices=*/true);
   });
 
   const std::string& bind = config.network.bind_address;
@@ -352,6 +452,9 @@ uint64_t ExchangeServer::state_hash() const { return impl_->final_hash; }
 exchange::Seq ExchangeServer::last_seq() const { return impl_->final_seq; }
 const index::IndexService& ExchangeServer::index() const {
   return *impl_->index;
+}
+const settlement::SettlementService& ExchangeServer::settlement() const {
+  return *impl_->settlement;
 }
 uint64_t ExchangeServer::commands_submitted() const {
   return impl_->commands_submitted.load(std::memory_order_relaxed);

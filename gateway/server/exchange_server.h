@@ -18,6 +18,10 @@ namespace cfx::index {
 class IndexService;
 }  // namespace cfx::index
 
+namespace cfx::settlement {
+class SettlementService;
+}  // namespace cfx::settlement
+
 namespace cfx::gateway {
 
 struct ServerOptions {
@@ -66,6 +70,8 @@ class ExchangeServer {
   exchange::Seq last_seq() const;
   // REQUIRES: stopped. The index service as the server left it.
   const index::IndexService& index() const;
+  // The settlement service (REQUIRES: stopped, like index()).
+  const settlement::SettlementService& settlement() const;
   // Commands the gateway handed to the sequencer; any thread.
   uint64_t commands_submitted() const;
   // Synced journal writes (group commits) so far; any thread.

@@ -30,3 +30,7 @@ list(APPEND GATEWAY_TEST_LIBS cfx::gateway_fix)
 # in-memory IndexService.
 list(APPEND GATEWAY_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fix_index_test.cc)
 list(APPEND GATEWAY_TEST_LIBS cfx::gateway_fix cfx::index)
+# Positions (RequestForPositions / PositionReport) against a FixGateway with an
+# in-memory SettlementService.
+list(APPEND GATEWAY_TEST_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fix_positions_test.cc)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_fix cfx::settlement_service)

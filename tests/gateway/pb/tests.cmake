@@ -1,7 +1,9 @@
 # gateway/pb: framing, sessions, validation, reports and retransmission of
 # the protobuf gateway, against a whole ExchangeServer on loopback
 # (tests/gateway/server/server_fixture.h); the index desk against a bare
-# pb::Gateway with an in-memory index service (index_gateway_fixture.h).
+# pb::Gateway with an in-memory index service (index_gateway_fixture.h); the
+# settlement desk directly and against a bare pb::Gateway with an engine and
+# an in-memory settlement service (settlement_gateway_fixture.h).
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/frame_random_test.cc
@@ -12,7 +14,9 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/order_entry_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/reference_desk_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/retransmission_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/session_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/session_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/settlement_desk_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/settlement_gateway_fixture.cc)
 list(APPEND GATEWAY_TEST_LIBS
   cfx::gateway_server cfx::gateway_client cfx::gateway_pb
-  cfx::gateway_attest cfx::gateway_md cfx::index)
+  cfx::gateway_attest cfx::gateway_md cfx::index cfx::settlement_service)

@@ -1,0 +1,356 @@
+#include "gateway/pb/settlement_desk.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "exchange/core/reject_code.h"
+#include "gateway/config/instrument_table.h"
+#include "gateway/pb/index_desk.h"
+
+namespace cfx::gateway::pb {
+
+namespace w = cfx::wire::v1;
+
+namespace internal {
+
+std::optional<int64_t> ParseAmountMicros(std::string_view text) {
+  constexpr int kMaxDecimals = 6;
+  const std::size_t point = text.find('.');
+  const std::string_view whole = text.substr(0, point);
+  const std::string_view fraction = point == std::string_view::npos
+                                        ? std::string_view()
+                                        : text.substr(point + 1);
+  const auto digits = [](std::string_view s) {
+    return std::all_of(s.begin(), s.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  };
+  if (whole.empty() || !digits(whole) || !digits(fraction)) return std::nullopt;
+  if (point != std::string_view::npos &&
+      (fraction.empty() || fraction.size() > kMaxDecimals)) {
+    return std::nullopt;
+  }
+  // Exact in unsigned 64 bits until it passes INT64_MAX.
+  constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
+  uint64_t micros = 0;
+  const auto push = [&](char c) {
+    if (micros > (kMax - static_cast<uint64_t>(c - '0')) / 10) return false;
+    micros = micros * 10 + static_cast<uint64_t>(c - '0');
+    return true;
+  };
+  for (char c : whole) {
+    if (!push(c)) return std::nullopt;
+  }
+  for (int i = 0; i < kMaxDecimals; ++i) {
+    const char c =
+        static_cast<std::size_t>(i) < fraction.size() ? fraction[i] : '0';
+    if (!push(c)) return std::nullopt;
+  }
+  if (micros == 0) return std::nullopt;
+  return static_cast<int64_t>(micros);
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::FormatMicros;
+using internal::Quote;
+using internal::Refuse;
+
+// Money keeps cents at least: "250000.00", "146.50", "0.000001".
+constexpr int kMoneyDecimals = 2;
+// Added to each repeated element's size for its tag and length prefix.
+constexpr std::size_t kElementOverhead = 8;
+
+std::string Money(int64_t micros) {
+  return FormatMicros(micros, kMoneyDecimals);
+}
+
+// Price units (1/10,000 USD) as USD: "5.90", "5.8125".
+std::string PriceText(int64_t units) {
+  const int64_t per_unit = settlement::kMicrosPerPriceUnit;
+  if (units > std::numeric_limits<int64_t>::max() / per_unit ||
+      units < std::numeric_limits<int64_t>::min() / per_unit) {
+    return std::to_string(units) + "e-4";
+  }
+  return FormatMicros(units * per_unit, kMoneyDecimals);
+}
+
+const char* TierText(settlement::DspTier t) {
+  switch (t) {
+    case settlement::DspTier::k1:
+      return "1";
+    case settlement::DspTier::k2:
+      return "2";
+    case settlement::DspTier::k3:
+      return "3";
+    case settlement::DspTier::kFinal:
+      return "FINAL";
+    case settlement::DspTier::kNone:
+      break;
+  }
+  return "";
+}
+
+const std::string& Name(const std::vector<std::string>& names, uint32_t i) {
+  static const std::string kNone;
+  return i < names.size() ? names[i] : kNone;
+}
+
+const std::string& Symbol(const settlement::SettlementConfig& c,
+                          uint32_t instrument) {
+  static const std::string kNone;
+  return instrument < c.instruments.size() ? c.instruments[instrument].symbol
+                                           : kNone;
+}
+
+void ToWire(const settlement::SettlementConfig& config,
+            const settlement::ContractSettlement& c, w::SettlementPrice* out) {
+  out->set_symbol(Symbol(config, c.instrument));
+  out->set_price(PriceText(c.price));
+  out->set_tier(TierText(c.tier));
+  out->set_final(c.final);
+  out->set_disrupted(c.disrupted);
+  out->set_open_interest(c.open_interest);
+}
+
+void ToWire(const settlement::SettlementConfig& config,
+            const settlement::AccountSettlement& a, w::AccountSettlement* out) {
+  out->set_account(Name(config.account_names, a.account));
+  out->set_clearing_member(Name(config.member_names, a.member));
+  for (const settlement::AccountSettlement::Line& l : a.positions) {
+    w::PositionLine* p = out->add_positions();
+    p->set_symbol(Symbol(config, l.instrument));
+    p->set_position(l.position);
+    p->set_variation_margin(Money(l.variation_margin));
+  }
+  out->set_fills(a.fills);
+  out->set_variation_margin(Money(a.variation_margin));
+  out->set_spot_cash(Money(a.spot_cash));
+  out->set_initial_margin(Money(a.initial_margin));
+  out->set_collateral(Money(a.collateral));
+}
+
+bool MaySeeSettlement(const UserConfig& user) {
+  return user.role == Role::kClearingMember || user.role == Role::kAdmin;
+}
+
+}  // namespace
+
+std::optional<uint32_t> SettlementDesk::Scope(const UserConfig& user) const {
+  if (user.role == Role::kAdmin) return std::nullopt;
+  if (user.clearing_member.empty()) return 0;
+  const std::vector<std::string>& members = settlement_->config().member_names;
+  for (uint32_t i = 1; i < members.size(); ++i) {
+    if (members[i] == user.clearing_member) return i;
+  }
+  return 0;
+}
+
+std::vector<w::Envelope> SettlementDesk::Report(
+    const UserConfig& user, const w::SettlementQuery& q) const {
+  const uint64_t id = q.request_id();
+  std::vector<w::Envelope> out(1);
+  if (!MaySeeSettlement(user)) {
+    out[0] = Refuse(id, w::REJECT_REASON_NOT_AUTHORIZED,
+                    "settlement reports are for clearing members and the "
+                    "admin");
+    return out;
+  }
+  if (settlement_ == nullptr) {
+    out[0] = Refuse(id, w::REJECT_REASON_SETTLEMENT_UNAVAILABLE,
+                    "this exchange runs no settlement");
+    return out;
+  }
+  int64_t day = 0;
+  if (q.date().empty()) {
+    const std::vector<int64_t> dates = settlement_->SettledDates();
+    if (dates.empty()) {
+      out[0] = Refuse(id, w::REJECT_REASON_NOT_SETTLED,
+                      "no business day has been settled yet");
+      return out;
+    }
+    day = dates.back();
+  } else {
+    const std::optional<int64_t> d = ParseDay(q.date());
+    if (!d.has_value()) {
+      out[0] = Refuse(id, w::REJECT_REASON_INVALID_DATE,
+                      "date " + Quote(q.date()) +
+                          " is not a calendar date YYYY-MM-DD between "
+                          "1970-01-01 and 9999-12-31");
+      return out;
+    }
+    day = *d;
+  }
+  const settlement::RunReport* report = settlement_->Report(day);
+  if (report == nullptr) {
+    out[0] = Refuse(id, w::REJECT_REASON_NOT_SETTLED,
+                    FormatDay(day) + " has not been settled");
+    return out;
+  }
+  const settlement::SettlementConfig& config = settlement_->config();
+  const std::optional<uint32_t> scope = Scope(user);
+  const std::string date = FormatDay(report->date);
+
+  w::SettlementReport* part = out[0].mutable_settlement_report();
+  part->set_request_id(id);
+  part->set_date(date);
+  std::size_t used = out[0].ByteSizeLong();
+  // Starts the next part when `n` more bytes would not fit this one (a
+  // part holds at least one element, however large).
+  const auto room = [&](std::size_t n) {
+    if (used + n <= kMaxMessageBytes ||
+        (part->contracts_size() == 0 && part->accounts_size() == 0)) {
+      return;
+    }
+    part->set_more(true);
+    out.emplace_back();
+    part = out.back().mutable_settlement_report();
+    part->set_request_id(id);
+    part->set_date(date);
+    used = out.back().ByteSizeLong();
+  };
+  for (const settlement::ContractSettlement& c : report->contracts) {
+    w::SettlementPrice p;
+    ToWire(config, c, &p);
+    const std::size_t n = p.ByteSizeLong() + kElementOverhead;
+    room(n);
+    *part->add_contracts() = std::move(p);
+    used += n;
+  }
+  for (const settlement::AccountSettlement& a : report->accounts) {
+    if (a.member == 0) continue;
+    if (scope.has_value() && a.member != *scope) continue;
+    w::AccountSettlement line;
+    ToWire(config, a, &line);
+    const std::size_t n = line.ByteSizeLong() + kElementOverhead;
+    room(n);
+    *part->add_accounts() = std::move(line);
+    used += n;
+  }
+  return out;
+}
+
+w::Envelope SettlementDesk::Status(const UserConfig& user,
+                                   const w::SettlementStatusRequest& m) const {
+  if (!MaySeeSettlement(user)) {
+    return Refuse(m.request_id(), w::REJECT_REASON_NOT_AUTHORIZED,
+                  "settlement status is for clearing members and the admin");
+  }
+  if (settlement_ == nullptr) {
+    return Refuse(m.request_id(), w::REJECT_REASON_SETTLEMENT_UNAVAILABLE,
+                  "this exchange runs no settlement");
+  }
+  w::Envelope e;
+  w::SettlementStatus* s = e.mutable_settlement_status();
+  s->set_request_id(m.request_id());
+  const std::vector<int64_t> dates = settlement_->SettledDates();
+  const std::size_t first =
+      dates.size() > kMaxStatusDates ? dates.size() - kMaxStatusDates : 0;
+  for (std::size_t i = first; i < dates.size(); ++i) {
+    s->add_settled_dates(FormatDay(dates[i]));
+  }
+  const cfx::Status& st = settlement_->status();
+  s->set_ok(st.ok());
+  if (!st.ok()) s->set_error(st.message());
+  if (!dates.empty()) {
+    s->set_latest_date(FormatDay(dates.back()));
+    if (const settlement::RunReport* r = settlement_->Report(dates.back())) {
+      for (const settlement::ContractSettlement& c : r->contracts) {
+        ToWire(settlement_->config(), c, s->add_contracts());
+      }
+    }
+  }
+  return e;
+}
+
+SettlementDesk::Request SettlementDesk::Collateral(
+    const UserConfig& user, const w::CollateralRequest& m) {
+  Request r;
+  w::CollateralAck& ack = r.ack;
+  ack.set_request_id(m.request_id());
+  ack.set_account(m.account());
+  const auto refuse = [&r](w::RejectReason reason, std::string text) {
+    r.ack.set_accepted(false);
+    r.ack.set_reason(reason);
+    r.ack.set_text(std::move(text));
+    return r;
+  };
+  if (user.role != Role::kClearingMember) {
+    return refuse(w::REJECT_REASON_NOT_AUTHORIZED,
+                  "only a clearing member deposits or withdraws collateral");
+  }
+  // Another member's account is answered as one that does not exist.
+  const AccountInfo* account = config_.FindAccount(m.account());
+  if (account == nullptr || user.clearing_member.empty() ||
+      account->clearing_member != user.clearing_member) {
+    return refuse(w::REJECT_REASON_UNKNOWN_ACCOUNT,
+                  "no account " + Quote(m.account()));
+  }
+  const std::optional<int64_t> micros = internal::ParseAmountMicros(m.amount());
+  if (!micros.has_value()) {
+    return refuse(w::REJECT_REASON_INVALID_AMOUNT,
+                  "amount " + Quote(m.amount()) +
+                      " is not a positive USD amount with at most 6 "
+                      "decimals, at most 9223372036854.775807");
+  }
+  const bool withdraw = m.action() == w::COLLATERAL_ACTION_WITHDRAW;
+  const int64_t signed_micros = withdraw ? -*micros : *micros;
+  ack.set_amount(Money(signed_micros));
+  r.submit = true;
+  r.cmd.type = exchange::CommandType::kCollateral;
+  r.cmd.account = account->id;
+  r.cmd.quantity = exchange::Quantity{signed_micros};
+  r.cmd.target = 0;
+  r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
+  return r;
+}
+
+void SettlementDesk::Submitted(const Request& r, uint64_t session_id) {
+  Pending p;
+  p.session_id = session_id;
+  p.ack = r.ack;
+  p.account = r.cmd.account;
+  pending_[r.cmd.client_order_id.value] = std::move(p);
+}
+
+bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
+                             w::CollateralAck* ack) {
+  // A settlement run's bookings (count = their date) are not requests.
+  const bool answer =
+      (e.type == exchange::EventType::kCollateralChanged && e.count == 0) ||
+      (e.type == exchange::EventType::kRejected &&
+       e.command == exchange::CommandType::kCollateral);
+  if (!answer || pending_.empty()) return false;
+  auto it = pending_.find(e.client_order_id.value);
+  if (it == pending_.end() || it->second.account != e.account) return false;
+  Pending p = std::move(it->second);
+  pending_.erase(it);
+  *session_id = p.session_id;
+  *ack = std::move(p.ack);
+  ack->set_seq(e.seq.value);
+  if (e.type == exchange::EventType::kCollateralChanged) {
+    ack->set_accepted(true);
+    ack->set_collateral_after(Money(e.leaves.lots));
+    return true;
+  }
+  const exchange::RejectCode code = e.reject_code();
+  ack->set_accepted(false);
+  ack->set_reason(static_cast<w::RejectReason>(static_cast<int>(code)));
+  std::string text(exchange::RejectCodeName(code));
+  if (code == exchange::RejectCode::kInsufficientMargin) {
+    text +=
+        ": the withdrawal would leave less collateral than the account's "
+        "margin requirement, or less than zero";
+  } else if (code == exchange::RejectCode::kInvalidAmount) {
+    text += ": the collateral would leave the 64-bit range";
+  } else if (code == exchange::RejectCode::kUnknownAccount) {
+    text = "no account " + Quote(ack->account());
+  }
+  ack->set_text(std::move(text));
+  return true;
+}
+
+}  // namespace cfx::gateway::pb

@@ -1,0 +1,805 @@
+#include "settlement/settlement_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace cfx::settlement {
+namespace {
+
+using exchange::Event;
+using exchange::EventType;
+__extension__ using Int128 = __int128;
+
+std::string Date(int64_t day) {
+  const std::chrono::year_month_day ymd{
+      std::chrono::sys_days{std::chrono::days{day}}};
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()));
+  return buf;
+}
+
+// A futures fill of one side, not yet settled.
+struct PendingFill {
+  int64_t day = 0;  // business day it belongs to
+  uint32_t instrument = 0;
+  uint32_t account = 0;
+  int64_t lots = 0;  // signed
+  int64_t price = 0;
+  uint64_t trade_id = 0;
+};
+
+struct SpotTrade {
+  uint32_t instrument = 0;
+  uint32_t buyer = 0;
+  uint32_t seller = 0;
+  int64_t price = 0;
+  int64_t lots = 0;
+  int64_t delivery_day = 0;
+  bool busted = false;
+  bool paid = false;
+};
+
+// A futures book's aggregate levels and the day's trading.
+struct FutureState {
+  std::map<int64_t, int64_t> bids;  // price -> lots
+  std::map<int64_t, int64_t> asks;
+  int64_t trade_day = 0;  // the business day the fields below describe
+  Int128 window_notional = 0;
+  int64_t window_lots = 0;
+  int64_t last_trade = 0;
+  int64_t settle = 0;   // last settlement price; 0 = none
+  bool closed = false;  // finally settled
+};
+
+std::string Dollars(int64_t micros) {
+  const bool neg = micros < 0;
+  const uint64_t m =
+      neg ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%llu.%06llu", neg ? "-" : "",
+                static_cast<unsigned long long>(m / 1'000'000),
+                static_cast<unsigned long long>(m % 1'000'000));
+  return buf;
+}
+
+std::string PriceText(int64_t units) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld.%04lld",
+                static_cast<long long>(units / 10'000),
+                static_cast<long long>(units % 10'000));
+  return buf;
+}
+
+const char* TierName(DspTier t) {
+  switch (t) {
+    case DspTier::k1:
+      return "1";
+    case DspTier::k2:
+      return "2";
+    case DspTier::k3:
+      return "3";
+    case DspTier::kFinal:
+      return "FINAL";
+    case DspTier::kNone:
+      break;
+  }
+  return "";
+}
+
+// FNV-1a over 64-bit words.
+class Digest {
+ public:
+  void Add(int64_t v) {
+    auto u = static_cast<uint64_t>(v);
+    for (int i = 0; i < 8; ++i) {
+      h_ ^= u & 0xff;
+      h_ *= 0x100000001b3ULL;
+      u >>= 8;
+    }
+  }
+  uint64_t value() const { return h_; }
+
+ private:
+  uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+
+// What the ledger keeps with a run: the settlement prices and counts in
+// full, and a digest of every account line, so that a re-run that differs
+// in anything it reports is refused, without storing every line twice (the
+// movements are the ledger's own).
+std::string LedgerReport(const RunReport& r) {
+  std::string out = "date " + Date(r.date) + "\n";
+  for (const ContractSettlement& c : r.contracts) {
+    out += "contract " + std::to_string(c.instrument) + " " +
+           std::to_string(c.price) + " " + TierName(c.tier) +
+           (c.final ? " final" : "") + (c.disrupted ? " disrupted" : "") +
+           " oi " + std::to_string(c.open_interest) + "\n";
+  }
+  Digest d;
+  for (const AccountSettlement& a : r.accounts) {
+    if (a.positions.empty() && a.spot_cash == 0 && a.initial_margin == 0 &&
+        a.collateral == 0) {
+      continue;
+    }
+    d.Add(a.account);
+    d.Add(a.fills);
+    d.Add(a.spot_cash);
+    d.Add(a.initial_margin);
+    d.Add(a.collateral);
+    for (const AccountSettlement::Line& l : a.positions) {
+      d.Add(l.instrument);
+      d.Add(l.position);
+      d.Add(l.variation_margin);
+    }
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "fills %llu spot %llu movements %llu ",
+                static_cast<unsigned long long>(r.fills),
+                static_cast<unsigned long long>(r.spot_trades_paid),
+                static_cast<unsigned long long>(r.movements));
+  out += buf;
+  std::snprintf(buf, sizeof buf, "accounts %016llx\n",
+                static_cast<unsigned long long>(d.value()));
+  out += buf;
+  return out;
+}
+
+}  // namespace
+
+struct SettlementService::State {
+  SettlementConfig config;
+  std::unique_ptr<Ledger> ledger;
+  FixingLookup fixings;
+  std::function<void(const RunResult&)> on_run;
+  Status status;
+
+  std::vector<FutureState> futures;        // by instrument id
+  std::vector<int64_t> spot_delivery_day;  // by instrument id
+  std::vector<PendingFill> pending;
+  // positions[instrument][account] as of the last run.
+  std::vector<std::vector<int64_t>> positions;
+  // Each account's cash as this replay has seen it: opening collateral,
+  // transfers and runs (the ledger balance once the replay is complete).
+  std::vector<int64_t> cash;
+  std::unordered_map<uint64_t, SpotTrade> spot_trades;
+  std::map<int64_t, RunReport> reports;
+  std::map<int64_t, RunResult> results;
+  // Dates whose bookings reached the engine (kCollateralChanged events).
+  std::set<int64_t> applied_dates;
+
+  std::size_t accounts() const { return config.ledger.account_member.size(); }
+  uint32_t MemberOf(uint32_t account) const {
+    return account < accounts() ? config.ledger.account_member[account] : 0;
+  }
+  const ContractInfo* Contract(uint32_t id) const {
+    return id < config.instruments.size() ? &config.instruments[id] : nullptr;
+  }
+
+  void Init() {
+    const std::size_t n = config.instruments.size();
+    futures.assign(n, FutureState{});
+    spot_delivery_day.assign(n, 0);
+    positions.assign(n, {});
+    for (std::size_t i = 0; i < n; ++i) {
+      if (config.instruments[i].future) positions[i].assign(accounts(), 0);
+    }
+    cash.assign(accounts(), 0);
+    for (std::size_t a = 1; a < accounts(); ++a) {
+      if (a < config.opening_collateral.size() && MemberOf(uint32_t(a)) != 0 &&
+          config.opening_collateral[a] > 0) {
+        cash[a] = config.opening_collateral[a];
+      }
+    }
+  }
+
+  Status BookOpeningCollateral() {
+    for (std::size_t a = 1; a < config.opening_collateral.size(); ++a) {
+      const int64_t amount = config.opening_collateral[a];
+      if (amount <= 0 || MemberOf(static_cast<uint32_t>(a)) == 0) continue;
+      Movement m;
+      m.date = 0;
+      m.kind = MovementKind::kDeposit;
+      m.account = static_cast<uint32_t>(a);
+      m.ref = 0;
+      m.amount_micros = amount;
+      Status st = ledger->PostTransfer(m);
+      if (!st.ok()) return st;
+    }
+    return Status();
+  }
+
+  void OnTrade(const Event& e) {
+    const uint32_t inst = e.instrument.value;
+    const ContractInfo* c = Contract(inst);
+    if (c == nullptr) return;
+    const bool aggressor_buys = e.side == exchange::Side::kBuy;
+    const uint32_t buyer =
+        aggressor_buys ? e.account.value : e.counter_account.value;
+    const uint32_t seller =
+        aggressor_buys ? e.counter_account.value : e.account.value;
+    const int64_t price = e.price.units;
+    const int64_t lots = e.quantity.lots;
+    if (c->spot) {
+      SpotTrade t;
+      t.instrument = inst;
+      t.buyer = buyer;
+      t.seller = seller;
+      t.price = price;
+      t.lots = lots;
+      t.delivery_day = spot_delivery_day[inst];
+      spot_trades.emplace(e.trade_id.value, t);
+      return;
+    }
+    if (!c->future) return;
+    const int64_t ts = e.ts.nanos;
+    const int64_t day = config.calendar.DayOfFill(ts, config.settle_seconds);
+    pending.push_back({day, inst, buyer, lots, price, e.trade_id.value});
+    pending.push_back({day, inst, seller, -lots, price, e.trade_id.value});
+    FutureState& f = futures[inst];
+    if (f.trade_day != day) {
+      f.trade_day = day;
+      f.window_notional = 0;
+      f.window_lots = 0;
+      f.last_trade = 0;
+    }
+    f.last_trade = price;
+    const int64_t settle_at =
+        day * kNanosPerDay + config.settle_seconds * kNanosPerSecond;
+    if (ts >= settle_at - config.window_seconds * kNanosPerSecond &&
+        ts < settle_at) {
+      f.window_notional += static_cast<Int128>(price) * lots;
+      f.window_lots += lots;
+    }
+  }
+
+  void OnBookLevel(const Event& e) {
+    const ContractInfo* c = Contract(e.instrument.value);
+    if (c == nullptr || !c->future) return;
+    FutureState& f = futures[e.instrument.value];
+    auto& side = e.side == exchange::Side::kBuy ? f.bids : f.asks;
+    if (e.quantity.lots == 0) {
+      side.erase(e.price.units);
+    } else {
+      side[e.price.units] = e.quantity.lots;
+    }
+  }
+
+  void OnTransfer(const Event& e) {
+    // A member's deposit or withdrawal (count 0); settlement bookings are
+    // the ledger's already.
+    if (e.count != 0) {
+      applied_dates.insert(e.count);
+      return;
+    }
+    if (e.quantity.lots == 0) return;
+    Movement m;
+    m.date = e.ts.nanos / kNanosPerDay;
+    m.kind = e.quantity.lots > 0 ? MovementKind::kDeposit
+                                 : MovementKind::kWithdrawal;
+    m.account = e.account.value;
+    m.ref = e.seq.value;
+    m.amount_micros = e.quantity.lots;
+    if (m.account < cash.size()) cash[m.account] += m.amount_micros;
+    const Status st = ledger->PostTransfer(m);
+    if (!st.ok() && status.ok()) status = st;
+  }
+
+  // The FSP of `c` for the month of its last trading day.
+  Fsp FinalPrice(const ContractInfo& c) const {
+    Fsp none;
+    if (!fixings) return none;
+    const std::chrono::year_month_day ymd{
+        std::chrono::sys_days{std::chrono::days{c.last_trading_day}}};
+    const std::vector<int64_t> days = config.calendar.DaysOfMonth(
+        static_cast<int>(ymd.year()), static_cast<int>(unsigned(ymd.month())));
+    std::vector<MonthFixing> month;
+    for (const int64_t d : days) {
+      MonthFixing f;
+      f.day = d;
+      if (auto v = fixings(c.grade, d); v.has_value() && v->has_value) {
+        f.has_value = true;
+        f.value_micros = v->value_micros;
+        f.from_trades = v->from_trades;
+      }
+      month.push_back(f);
+    }
+    int64_t carried = 0;
+    if (!days.empty()) {
+      for (int64_t d = days.front() - 1; d >= days.front() - 31; --d) {
+        auto v = fixings(c.grade, d);
+        if (v.has_value() && v->has_value) {
+          carried = v->value_micros;
+          break;
+        }
+      }
+    }
+    return FinalSettlementPrice(month, carried);
+  }
+
+  void Run(int64_t date);
+};
+
+void SettlementService::State::Run(int64_t date) {
+  if (!status.ok()) return;
+  RunReport report;
+  report.date = date;
+  std::vector<Movement> movements;
+
+  // ---- Settlement prices, per root in maturity order ----
+  std::map<uint32_t, std::vector<uint32_t>> roots;
+  for (uint32_t i = 1; i < config.instruments.size(); ++i) {
+    const ContractInfo& c = config.instruments[i];
+    if (!c.future || futures[i].closed || c.last_trading_day < date) continue;
+    roots[c.root].push_back(i);
+  }
+  std::vector<int64_t> price(config.instruments.size(), 0);
+  std::vector<uint8_t> is_final(config.instruments.size(), 0);
+  for (auto& [root, ids] : roots) {
+    std::sort(ids.begin(), ids.end(), [this](uint32_t a, uint32_t b) {
+      return config.instruments[a].month < config.instruments[b].month;
+    });
+    std::vector<DspInput> in;
+    for (const uint32_t i : ids) {
+      const ContractInfo& c = config.instruments[i];
+      const FutureState& f = futures[i];
+      DspInput d;
+      d.tick = c.tick;
+      d.prior = f.settle != 0 ? f.settle : c.initial_reference;
+      if (f.trade_day == date) {
+        d.window_notional = f.window_notional;
+        d.window_lots = f.window_lots;
+        d.last_trade = f.last_trade;
+      }
+      d.best_bid = f.bids.empty() ? 0 : f.bids.rbegin()->first;
+      d.best_ask = f.asks.empty() ? 0 : f.asks.begin()->first;
+      in.push_back(d);
+    }
+    const std::vector<Dsp> dsps = SettleRoot(in);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const uint32_t i = ids[k];
+      const ContractInfo& c = config.instruments[i];
+      ContractSettlement cs;
+      cs.instrument = i;
+      cs.price = dsps[k].price;
+      cs.tier = dsps[k].tier;
+      if (c.last_trading_day == date) {
+        const Fsp fsp = FinalPrice(c);
+        cs.final = true;
+        cs.tier = DspTier::kFinal;
+        if (fsp.ok) {
+          cs.price = fsp.price;
+          cs.disrupted = fsp.disrupted;
+        } else {
+          // No index value at all for the month: settled at the DSP and
+          // flagged.
+          cs.disrupted = true;
+        }
+        is_final[i] = 1;
+      }
+      price[i] = cs.price;
+      report.contracts.push_back(cs);
+    }
+  }
+
+  // ---- Variation margin and final settlement ----
+  std::vector<AccountSettlement> lines(accounts());
+  for (uint32_t a = 0; a < lines.size(); ++a) {
+    lines[a].account = a;
+    lines[a].member = MemberOf(a);
+  }
+  // The fills settled today, grouped by (instrument, account).
+  std::vector<PendingFill> today;
+  std::vector<PendingFill> later;
+  for (const PendingFill& f : pending) {
+    (f.day <= date ? today : later).push_back(f);
+  }
+  std::sort(today.begin(), today.end(),
+            [](const PendingFill& x, const PendingFill& y) {
+              return std::tie(x.instrument, x.account, x.trade_id, x.lots) <
+                     std::tie(y.instrument, y.account, y.trade_id, y.lots);
+            });
+  // Every fill counted once: each trade id of a contract appears as one
+  // buy and one sell of equal size.
+  {
+    struct Side {
+      uint32_t instrument;
+      uint64_t trade_id;
+      int64_t lots;
+    };
+    std::vector<Side> sides;
+    sides.reserve(today.size());
+    for (const PendingFill& f : today) {
+      if (price[f.instrument] == 0) {
+        status = FailedPreconditionError(
+            "settlement of " + Date(date) +
+            " refused: every fill is counted exactly once (trade " +
+            std::to_string(f.trade_id) + " of an unsettled contract)");
+        return;
+      }
+      sides.push_back({f.instrument, f.trade_id, f.lots});
+    }
+    std::sort(sides.begin(), sides.end(), [](const Side& x, const Side& y) {
+      return std::tie(x.instrument, x.trade_id) <
+             std::tie(y.instrument, y.trade_id);
+    });
+    for (std::size_t k = 0; k < sides.size();) {
+      std::size_t end = k;
+      int64_t sum = 0;
+      while (end < sides.size() &&
+             sides[end].instrument == sides[k].instrument &&
+             sides[end].trade_id == sides[k].trade_id) {
+        sum += sides[end].lots;
+        ++end;
+      }
+      if (end - k != 2 || sum != 0) {
+        status = FailedPreconditionError(
+            "settlement of " + Date(date) +
+            " refused: every fill is counted exactly once (trade " +
+            std::to_string(sides[k].trade_id) + " has " +
+            std::to_string(end - k) + " sides netting to " +
+            std::to_string(sum) + ")");
+        return;
+      }
+      k = end;
+    }
+  }
+  std::vector<std::vector<int64_t>> new_positions = positions;
+  std::size_t next = 0;
+  for (const ContractSettlement& cs : report.contracts) {
+    const uint32_t i = cs.instrument;
+    const ContractInfo& c = config.instruments[i];
+    const int64_t prev_settle = futures[i].settle;
+    std::vector<int64_t>& pos = new_positions[i];
+    // The fills of contract i are contiguous in `today`.
+    while (next < today.size() && today[next].instrument < i) ++next;
+    std::size_t j = next;
+    std::vector<Fill> fills;
+    for (uint32_t a = 1; a < accounts(); ++a) {
+      fills.clear();
+      while (j < today.size() && today[j].instrument == i &&
+             today[j].account == a) {
+        fills.push_back({today[j].lots, today[j].price});
+        ++j;
+      }
+      const int64_t before = positions[i][a];
+      if (before == 0 && fills.empty()) continue;
+      const int64_t vm =
+          VariationMargin(c.gpu_hours, before, prev_settle, cs.price, fills);
+      int64_t after = before;
+      for (const Fill& f : fills) after += f.lots;
+      pos[a] = after;
+      lines[a].fills += static_cast<int64_t>(fills.size());
+      lines[a].variation_margin += vm;
+      if (lines[a].positions.empty()) {
+        lines[a].positions.reserve(report.contracts.size());
+      }
+      lines[a].positions.push_back({i, after, vm});
+      if (vm != 0) {
+        Movement m;
+        m.date = date;
+        m.kind = cs.final ? MovementKind::kFinalSettlement
+                          : MovementKind::kVariationMargin;
+        m.account = a;
+        m.ref = i;
+        m.amount_micros = vm;
+        movements.push_back(m);
+      }
+    }
+    // Fills of unknown accounts would be skipped above: refuse instead.
+    while (j < today.size() && today[j].instrument == i) {
+      status = FailedPreconditionError(
+          "settlement of " + Date(date) +
+          " refused: every fill is counted exactly once (account " +
+          std::to_string(today[j].account) + " is unknown)");
+      return;
+    }
+    next = j;
+    // Positions net to zero per contract.
+    int64_t sum = 0;
+    int64_t open = 0;
+    for (const int64_t p : pos) {
+      sum += p;
+      open += std::max<int64_t>(p, 0);
+    }
+    if (sum != 0) {
+      status = FailedPreconditionError(
+          "settlement of " + Date(date) +
+          " refused: positions net to zero per contract (" + c.symbol +
+          " nets to " + std::to_string(sum) + ")");
+      return;
+    }
+    for (ContractSettlement& out : report.contracts) {
+      if (out.instrument == i) out.open_interest = open;
+    }
+  }
+  report.fills = today.size();
+
+  // ---- Spot cash ----
+  std::vector<uint64_t> paid;
+  for (const auto& [id, t] : spot_trades) {
+    if (t.paid || t.busted || t.delivery_day == 0) continue;
+    if (SpotCashDay(config.calendar, t.delivery_day) > date) continue;
+    const ContractInfo* c = Contract(t.instrument);
+    const int64_t n = SpotNotional(t.price, c->gpu_hours_per_lot, t.lots);
+    if (n == 0 || t.buyer == t.seller) continue;
+    movements.push_back({date, MovementKind::kSpotCash, t.buyer, id, -n});
+    movements.push_back({date, MovementKind::kSpotCash, t.seller, id, n});
+    if (t.buyer < lines.size()) lines[t.buyer].spot_cash -= n;
+    if (t.seller < lines.size()) lines[t.seller].spot_cash += n;
+    paid.push_back(id);
+  }
+  report.spot_trades_paid = paid.size();
+  report.movements = movements.size();
+
+  // The prices and positions after the run.
+  std::vector<int64_t> settle(config.instruments.size(), 0);
+  for (std::size_t i = 0; i < futures.size(); ++i)
+    settle[i] = futures[i].settle;
+  for (const ContractSettlement& cs : report.contracts) {
+    settle[cs.instrument] = cs.price;
+    if (cs.final) {
+      std::fill(new_positions[cs.instrument].begin(),
+                new_positions[cs.instrument].end(), 0);
+    }
+  }
+  std::vector<int64_t> net(accounts(), 0);
+  for (const Movement& m : movements) net[m.account] += m.amount_micros;
+  // Initial margin at the new prices, collateral after the run (the cash
+  // this replay has seen, so a re-run reports what the first run did).
+  std::vector<exchange::MarginLeg> legs;
+  for (AccountSettlement& line : lines) {
+    if (line.member == 0) continue;
+    legs.clear();
+    for (uint32_t i = 1; i < new_positions.size(); ++i) {
+      if (new_positions[i].empty() || new_positions[i][line.account] == 0) {
+        continue;
+      }
+      const ContractInfo& c = config.instruments[i];
+      legs.push_back({c.root, c.month, new_positions[i][line.account],
+                      settle[i], c.gpu_hours});
+      if (legs.size() == exchange::kMaxMarginLegs) break;
+    }
+    line.initial_margin =
+        legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin);
+    line.collateral = cash[line.account] + net[line.account];
+  }
+  report.accounts = std::move(lines);
+
+  // ---- Book it ----
+  auto outcome =
+      ledger->PostRun(date, std::move(movements), LedgerReport(report));
+  if (!outcome.has_value()) {
+    status = outcome.error();
+    return;
+  }
+  // Committed: advance the state.
+  positions = std::move(new_positions);
+  pending = std::move(later);
+  for (const uint64_t id : paid) spot_trades[id].paid = true;
+  for (std::size_t a = 0; a < net.size(); ++a) cash[a] += net[a];
+  for (const ContractSettlement& cs : report.contracts) {
+    FutureState& f = futures[cs.instrument];
+    f.settle = cs.price;
+    f.closed = f.closed || cs.final;
+  }
+
+  RunResult result;
+  result.date = date;
+  for (std::size_t a = 0; a < net.size(); ++a) {
+    if (net[a] != 0)
+      result.bookings.emplace_back(static_cast<uint32_t>(a), net[a]);
+  }
+  result.contracts = report.contracts;
+  reports[date] = std::move(report);
+  results[date] = result;
+  if (on_run && !outcome.value().already_settled) on_run(result);
+}
+
+SettlementService::SettlementService(std::unique_ptr<State> s)
+    : s_(std::move(s)) {}
+SettlementService::~SettlementService() = default;
+
+Result<std::unique_ptr<SettlementService>> SettlementService::Open(
+    const SettlementConfig& config, const std::string& dir) {
+  auto ledger = Ledger::Open(config.ledger, dir);
+  if (!ledger.has_value()) return ledger.error();
+  auto s = std::make_unique<State>();
+  s->config = config;
+  s->ledger = std::move(ledger).value();
+  s->Init();
+  Status st = s->BookOpeningCollateral();
+  if (!st.ok()) return st;
+  return std::unique_ptr<SettlementService>(
+      new SettlementService(std::move(s)));
+}
+
+std::unique_ptr<SettlementService> SettlementService::InMemory(
+    const SettlementConfig& config) {
+  auto s = std::make_unique<State>();
+  s->config = config;
+  s->ledger = Ledger::InMemory(config.ledger);
+  s->Init();
+  s->status = s->BookOpeningCollateral();
+  return std::unique_ptr<SettlementService>(
+      new SettlementService(std::move(s)));
+}
+
+void SettlementService::set_fixings(FixingLookup lookup) {
+  s_->fixings = std::move(lookup);
+}
+void SettlementService::set_on_run(std::function<void(const RunResult&)> fn) {
+  s_->on_run = std::move(fn);
+}
+
+void SettlementService::OnEvent(const Event& e) {
+  State& s = *s_;
+  switch (e.type) {
+    case EventType::kTrade:
+      s.OnTrade(e);
+      break;
+    case EventType::kBookLevel:
+      s.OnBookLevel(e);
+      break;
+    case EventType::kInstrumentListed:
+      if (e.instrument.value < s.spot_delivery_day.size()) {
+        s.spot_delivery_day[e.instrument.value] = e.count;
+      }
+      break;
+    case EventType::kTradeBusted: {
+      auto it = s.spot_trades.find(e.trade_id.value);
+      if (it != s.spot_trades.end() && !it->second.paid) {
+        it->second.busted = true;
+      }
+      break;
+    }
+    case EventType::kCollateralChanged:
+      s.OnTransfer(e);
+      break;
+    case EventType::kIndexFixing: {
+      const int64_t day = e.count;
+      if (s.config.calendar.IsBusinessDay(day) && s.reports.count(day) == 0) {
+        s.Run(day);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+const Status& SettlementService::status() const { return s_->status; }
+const SettlementConfig& SettlementService::config() const { return s_->config; }
+const Ledger& SettlementService::ledger() const { return *s_->ledger; }
+
+const RunReport* SettlementService::Report(int64_t date) const {
+  auto it = s_->reports.find(date);
+  return it == s_->reports.end() ? nullptr : &it->second;
+}
+
+std::vector<int64_t> SettlementService::SettledDates() const {
+  std::vector<int64_t> out;
+  for (const auto& [d, r] : s_->reports) out.push_back(d);
+  return out;
+}
+
+int64_t SettlementService::LastSettlementPrice(uint32_t instrument) const {
+  return instrument < s_->futures.size() ? s_->futures[instrument].settle : 0;
+}
+
+int64_t SettlementService::Position(uint32_t account,
+                                    uint32_t instrument) const {
+  if (instrument >= s_->positions.size()) return 0;
+  const auto& p = s_->positions[instrument];
+  return account < p.size() ? p[account] : 0;
+}
+
+std::vector<RunResult> SettlementService::UnappliedResults() const {
+  std::vector<RunResult> out;
+  for (const auto& [d, r] : s_->results) {
+    if (!r.bookings.empty() && s_->applied_dates.count(d) == 0) {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+const RunResult* SettlementService::LatestResult() const {
+  return s_->results.empty() ? nullptr : &s_->results.rbegin()->second;
+}
+
+std::string ReportJson(const SettlementConfig& config, const RunReport& r,
+                       uint32_t member) {
+  auto name = [](const std::vector<std::string>& v, uint32_t i) {
+    return i < v.size() ? v[i] : std::to_string(i);
+  };
+  std::string out = "{\"date\":\"" + Date(r.date) + "\",\"contracts\":[";
+  for (std::size_t k = 0; k < r.contracts.size(); ++k) {
+    const ContractSettlement& c = r.contracts[k];
+    if (k != 0) out += ',';
+    out += "{\"symbol\":\"" + config.instruments[c.instrument].symbol +
+           "\",\"price\":\"" + PriceText(c.price) + "\",\"tier\":\"" +
+           TierName(c.tier) + "\",\"final\":" + (c.final ? "true" : "false") +
+           ",\"disrupted\":" + (c.disrupted ? "true" : "false") +
+           ",\"open_interest\":" + std::to_string(c.open_interest) + "}";
+  }
+  out += "],\"accounts\":[";
+  bool first = true;
+  for (const AccountSettlement& a : r.accounts) {
+    if (a.member == 0 || (member != 0 && a.member != member)) continue;
+    if (a.positions.empty() && a.variation_margin == 0 && a.spot_cash == 0 &&
+        a.initial_margin == 0) {
+      continue;
+    }
+    if (!first) out += ',';
+    first = false;
+    out += "{\"account\":\"" + name(config.account_names, a.account) +
+           "\",\"clearing_member\":\"" + name(config.member_names, a.member) +
+           "\",\"positions\":{";
+    for (std::size_t k = 0; k < a.positions.size(); ++k) {
+      if (k != 0) out += ',';
+      out += "\"" + config.instruments[a.positions[k].instrument].symbol +
+             "\":{\"position\":" + std::to_string(a.positions[k].position) +
+             ",\"variation_margin\":\"" +
+             Dollars(a.positions[k].variation_margin) + "\"}";
+    }
+    out += "},\"fills\":" + std::to_string(a.fills) +
+           ",\"variation_margin\":\"" + Dollars(a.variation_margin) +
+           "\",\"spot_cash\":\"" + Dollars(a.spot_cash) +
+           "\",\"initial_margin\":\"" + Dollars(a.initial_margin) +
+           "\",\"collateral\":\"" + Dollars(a.collateral) + "\"}";
+  }
+  out += "]}";
+  return out;
+}
+
+std::string ReportCsv(const SettlementConfig& config, const RunReport& r,
+                      uint32_t member) {
+  auto name = [](const std::vector<std::string>& v, uint32_t i) {
+    return i < v.size() ? v[i] : std::to_string(i);
+  };
+  std::string out =
+      "date,account,clearing_member,contract,position,settlement_price,tier,"
+      "variation_margin,spot_cash,initial_margin,collateral\n";
+  std::map<uint32_t, const ContractSettlement*> by_id;
+  for (const ContractSettlement& c : r.contracts) by_id[c.instrument] = &c;
+  for (const AccountSettlement& a : r.accounts) {
+    if (a.member == 0 || (member != 0 && a.member != member)) continue;
+    if (a.positions.empty() && a.spot_cash == 0) continue;
+    std::string head = Date(r.date);
+    head += ',';
+    head += name(config.account_names, a.account);
+    head += ',';
+    head += name(config.member_names, a.member);
+    head += ',';
+    std::string tail = ",";
+    tail += Dollars(a.initial_margin);
+    tail += ',';
+    tail += Dollars(a.collateral);
+    tail += '\n';
+    for (const AccountSettlement::Line& l : a.positions) {
+      const auto it = by_id.find(l.instrument);
+      const ContractSettlement* c = it == by_id.end() ? nullptr : it->second;
+      out += head + config.instruments[l.instrument].symbol + "," +
+             std::to_string(l.position) + "," +
+             (c != nullptr ? PriceText(c->price) : "") + "," +
+             (c != nullptr ? TierName(c->tier) : "") + "," +
+             Dollars(l.variation_margin) + ",0.000000" + tail;
+    }
+    if (a.spot_cash != 0) {  // the day's spot trades paid and received
+      out += head + "SPOT,,,,0.000000," + Dollars(a.spot_cash) + tail;
+    }
+  }
+  return out;
+}
+
+}  // namespace cfx::settlement

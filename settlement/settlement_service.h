@@ -1,0 +1,176 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exchange/core/event.h"
+#include "exchange/core/margin.h"
+#include "exchange/core/status.h"
+#include "settlement/ledger.h"
+#include "settlement/rules.h"
+
+namespace cfx::settlement {
+
+// One instrument as clearing sees it (indexed by instrument id).
+struct ContractInfo {
+  bool future = false;
+  bool spot = false;
+  std::string symbol;
+  // Futures.
+  uint32_t root = 0;  // margin group: 1 + the root's index
+  int32_t month = 0;  // maturity: year x 12 + month - 1
+  int64_t gpu_hours = 730;
+  int64_t tick = 100;             // price units
+  int64_t initial_reference = 0;  // price units
+  int64_t last_trading_day = 0;   // days since 1970-01-01
+  uint32_t grade = 0;             // index grade of the underlying
+  // Spot slots.
+  int64_t gpu_hours_per_lot = 192;
+};
+
+// What the settlement service needs to know of the market, by number; the
+// gateway builds it from the server config (gateway/config/
+// settlement_config.h).
+struct SettlementConfig {
+  BusinessCalendar calendar;
+  int64_t settle_seconds = 21 * 3600;  // the DSP instant, after 00:00 UTC
+  int64_t window_seconds = 15 * 60;    // Tier 1 window before it
+  exchange::MarginParams margin;
+  std::vector<ContractInfo> instruments;  // by instrument id; [0] unused
+  LedgerConfig ledger;  // account -> clearing member index (1-based)
+  std::vector<std::string> account_names;  // by account id
+  std::vector<std::string> member_names;   // by member index; [0] unused
+  // Opening collateral by account id, micro-dollars: booked once as a
+  // deposit dated 1970-01-01 (ref 0) when the ledger does not have it.
+  std::vector<int64_t> opening_collateral;
+};
+
+// The index print a final settlement reads: (grade, day) -> value.
+struct FixingValue {
+  bool has_value = false;
+  int64_t value_micros = 0;
+  bool from_trades = false;  // Level 1a, 1b or 2
+};
+using FixingLookup =
+    std::function<std::optional<FixingValue>(uint32_t grade, int64_t day)>;
+
+// One contract's settlement price of a run.
+struct ContractSettlement {
+  uint32_t instrument = 0;
+  int64_t price = 0;  // price units: the DSP, or the FSP on the last day
+  DspTier tier = DspTier::kNone;
+  bool final = false;         // last trading day: FSP, positions closed
+  bool disrupted = false;     // FSP flagged DISRUPTED
+  int64_t open_interest = 0;  // long lots after the day's fills
+};
+
+// One account's line of a run.
+struct AccountSettlement {
+  uint32_t account = 0;
+  uint32_t member = 0;
+  // Per contract with a position or a fill today: the position after the
+  // run (final contracts: before closing) and that contract's VM (or final
+  // settlement), micro-dollars.
+  struct Line {
+    uint32_t instrument = 0;
+    int64_t position = 0;
+    int64_t variation_margin = 0;
+  };
+  std::vector<Line> positions;
+  int64_t fills = 0;             // fills counted today
+  int64_t variation_margin = 0;  // Σ of the lines
+  int64_t spot_cash = 0;         // received (> 0) or paid (< 0)
+  int64_t initial_margin = 0;    // after the run, at the new prices
+  int64_t collateral = 0;        // ledger balance after the run
+};
+
+struct RunReport {
+  int64_t date = 0;
+  std::vector<ContractSettlement> contracts;
+  std::vector<AccountSettlement> accounts;  // by account id
+  uint64_t fills = 0;
+  uint64_t spot_trades_paid = 0;
+  uint64_t movements = 0;
+};
+
+// What the exchange must be told after a run: each account's net booking
+// and each contract's new settlement price (engine margin and bands).
+struct RunResult {
+  int64_t date = 0;
+  std::vector<std::pair<uint32_t, int64_t>> bookings;  // account, amount
+  std::vector<ContractSettlement> contracts;
+};
+
+// Clearing and settlement (DESIGN.md §5, docs/settlement.md): consumes the
+// durable engine events, keeps positions and the day's fills, the closing
+// books of the futures, the spot trades and their busts, and at each
+// business day's settlement instant (the sequenced kIndexFixing event, at
+// the fixing time) runs the day: DSPs, variation margin, final settlement
+// on last trading days, spot cash; books it in the ledger and checks the
+// invariants. Everything but the ledger is derived from the event stream,
+// so a restart feeds the whole journal again; a run of a date the ledger
+// already has is recomputed and must match exactly.
+//
+// Thread: one thread (the gateway thread) calls everything.
+class SettlementService {
+ public:
+  static Result<std::unique_ptr<SettlementService>> Open(
+      const SettlementConfig& config, const std::string& dir);
+  static std::unique_ptr<SettlementService> InMemory(
+      const SettlementConfig& config);
+  ~SettlementService();
+  SettlementService(const SettlementService&) = delete;
+  SettlementService& operator=(const SettlementService&) = delete;
+
+  // The index prints final settlement reads. Without one, a last trading
+  // day settles at its DSP and is flagged DISRUPTED.
+  void set_fixings(FixingLookup lookup);
+  // Called after each run that booked something new.
+  void set_on_run(std::function<void(const RunResult&)> fn);
+
+  // Applies one durable event, in seq order.
+  void OnEvent(const exchange::Event& e);
+
+  // OK, or the error that stopped settlement (a refused run names the
+  // broken invariant); once stopped, no further run is attempted.
+  const Status& status() const;
+
+  const SettlementConfig& config() const;
+  const Ledger& ledger() const;
+  // The report of a settled date (this process's replay or run); nullptr
+  // if none.
+  const RunReport* Report(int64_t date) const;
+  std::vector<int64_t> SettledDates() const;
+  // The contract's last settlement price (0 = none yet).
+  int64_t LastSettlementPrice(uint32_t instrument) const;
+  // The position of `account` in `instrument` as of the last run.
+  int64_t Position(uint32_t account, uint32_t instrument) const;
+  // The results of the settled dates whose bookings the engine has not
+  // applied yet (no kCollateralChanged event of that date seen), oldest
+  // first: after a restart they are submitted again. The engine refuses a
+  // date it has applied, so a duplicate is harmless.
+  std::vector<RunResult> UnappliedResults() const;
+  // The newest run's result (nullptr before the first run).
+  const RunResult* LatestResult() const;
+
+  struct State;
+
+ private:
+  explicit SettlementService(std::unique_ptr<State> s);
+  std::unique_ptr<State> s_;
+};
+
+// The report as JSON (the ledger keeps it with the run). member != 0
+// keeps only that clearing member's accounts.
+std::string ReportJson(const SettlementConfig& config, const RunReport& r,
+                       uint32_t member = 0);
+// The report as CSV: one line per (account, contract) and per cash line.
+std::string ReportCsv(const SettlementConfig& config, const RunReport& r,
+                      uint32_t member = 0);
+
+}  // namespace cfx::settlement

@@ -1,0 +1,308 @@
+// Positions over FIX (docs/fix.md, "RequestForPositions (AN)"): AN answered
+// with AO and one AP per account and contract of a settled date, each
+// clearing member seeing only its own accounts. A FixGateway with an
+// in-memory SettlementService (built from the demo config) runs on its own
+// gateway thread; a real QuickFIX initiator validating against the
+// exchange's dictionary talks to it over loopback.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "exchange/clock.h"
+#include "exchange/core/command.h"
+#include "exchange/core/event.h"
+#include "exchange/spsc_ring.h"
+#include "gateway/asio.h"
+#include "gateway/config/instrument_table.h"
+#include "gateway/config/settlement_config.h"
+#include "gateway/fix/fix_gateway.h"
+#include "gateway/md/market_data.h"
+#include "settlement/settlement_service.h"
+#include "tests/gateway/fix/fix_test_client.h"
+#include "tests/gateway/server/server_fixture.h"
+#include "tests/support/temp_dir.h"
+
+namespace cfx::gateway::fix_test {
+namespace {
+
+using ClientPtr = std::unique_ptr<FixTestClient>;
+using Millis = std::chrono::milliseconds;
+using Pred = FixTestClient::Predicate;
+
+constexpr Millis kWait{5'000};
+constexpr int64_t kDec1 = 20'788;  // 2026-12-01
+constexpr int64_t kHour = int64_t{3'600} * 1'000'000'000;
+constexpr int64_t kMinute = int64_t{60} * 1'000'000'000;
+constexpr uint32_t kZ6 = 1;  // XB2SZ6 in the demo config
+// Demo accounts: 1 FIRM-A, 2 FIRM-B (CM-1); 3 FIRM-C, 4 PROV-A (CM-2).
+constexpr uint32_t kFirmA = 1;
+constexpr uint32_t kFirmB = 2;
+constexpr uint32_t kFirmC = 3;
+constexpr uint32_t kProvA = 4;
+
+exchange::Event Trade(uint64_t seq, int64_t ts, int64_t price_units,
+                      int64_t lots, uint32_t buyer, uint32_t seller) {
+  exchange::Event e;
+  e.type = exchange::EventType::kTrade;
+  e.seq = exchange::Seq{seq};
+  e.ts = exchange::Timestamp{ts};
+  e.instrument = exchange::InstrumentId{kZ6};
+  e.trade_id = exchange::TradeId{seq};
+  e.side = exchange::Side::kBuy;
+  e.account = exchange::AccountId{buyer};
+  e.counter_account = exchange::AccountId{seller};
+  e.price = exchange::Price{price_units};
+  e.quantity = exchange::Quantity{lots};
+  return e;
+}
+
+exchange::Event Fixing(uint64_t seq, int64_t day) {
+  exchange::Event e;
+  e.type = exchange::EventType::kIndexFixing;
+  e.seq = exchange::Seq{seq};
+  e.ts = exchange::Timestamp{day * 24 * kHour + 21 * kHour};
+  e.count = static_cast<uint32_t>(day);
+  return e;
+}
+
+Pred Type(std::string type, std::string req_id) {
+  return [type, req_id](const FixMessage& m) {
+    return m.type == type && m.Get(710) == req_id;
+  };
+}
+
+class FixPositionsTest : public ::testing::Test {
+ protected:
+  FixPositionsTest()
+      : config_(server_test::DemoConfig()),
+        instruments_(config_),
+        md_(config_),
+        ring_(1024),
+        clock_(exchange::Timestamp{(kDec1 + 2) * 24 * kHour}),
+        settlement_(settlement::SettlementService::InMemory(
+            BuildSettlementConfig(config_))) {}
+
+  void SetUp() override {
+    // Dec 1: FIRM-A buys 2 XB2SZ6 from FIRM-C at $5.90 in the window.
+    // Dec 2: FIRM-B buys 1 from PROV-A at $6.00: FIRM-A gets 730 x 2 x
+    // 0.10 = $146, FIRM-C pays it.
+    const std::vector<exchange::Event> events = {
+        Trade(1, kDec1 * 24 * kHour + 20 * kHour + 50 * kMinute, 59'000, 2,
+              kFirmA, kFirmC),
+        Fixing(2, kDec1),
+        Trade(3, (kDec1 + 1) * 24 * kHour + 20 * kHour + 55 * kMinute, 60'000,
+              1, kFirmB, kProvA),
+        Fixing(4, kDec1 + 1),
+    };
+    for (const exchange::Event& e : events) settlement_->OnEvent(e);
+    ASSERT_TRUE(settlement_->status().ok()) << settlement_->status().ToString();
+
+    fix::FixGatewayDeps deps;
+    deps.config = &config_;
+    deps.instruments = &instruments_;
+    deps.ring = &ring_;
+    deps.market_data = &md_;
+    deps.clock = &clock_;
+    deps.dir = dir_.Sub("fix");
+    deps.settlement = settlement_.get();
+    auto gw = fix::FixGateway::Create(io_, deps);
+    ASSERT_TRUE(gw.has_value()) << gw.error().ToString();
+    gw_ = std::move(gw).value();
+    Status st = gw_->GoLive();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    st = gw_->Listen("127.0.0.1", 0);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    thread_ = std::thread([this] {
+      while (!stop_.load(std::memory_order_acquire)) {
+        io_.run_one_for(Millis(1));
+        gw_->Poll();
+        if (io_.stopped()) io_.restart();
+      }
+    });
+  }
+
+  void TearDown() override {
+    stop_.store(true, std::memory_order_release);
+    if (thread_.joinable()) thread_.join();
+    if (gw_ != nullptr) {
+      gw_->Stop();
+      io_.restart();
+      io_.poll();
+      gw_->Poll();
+      io_.poll();
+    }
+  }
+
+  ClientPtr LogOn(const std::string& comp_id, const std::string& user) {
+    FixClientOptions o;
+    o.sender_comp_id = comp_id;
+    o.port = gw_->port();
+    o.username = user;
+    o.password = "demo-" + user;
+    o.store_dir = dir_.Sub("client-" + user);
+    std::error_code ec;
+    std::filesystem::create_directories(o.store_dir, ec);
+    auto c = std::make_unique<FixTestClient>(o);
+    std::string error;
+    if (!c->Start(&error)) {
+      ADD_FAILURE() << error;
+      return nullptr;
+    }
+    if (!c->WaitLoggedOn(kWait)) {
+      ADD_FAILURE() << comp_id << " did not log on\n" << c->Describe();
+      return nullptr;
+    }
+    return c;
+  }
+
+  // Sends AN and returns the AO and the APs that follow it.
+  struct Answer {
+    FixMessage ack;
+    std::vector<FixMessage> reports;
+  };
+  std::optional<Answer> Ask(FixTestClient& c, const std::string& req_id,
+                            FixFields fields) {
+    FixFields all = {{710, req_id}, {724, "0"}};
+    all.insert(all.end(), fields.begin(), fields.end());
+    if (!c.Send("AN", all)) return std::nullopt;
+    Answer a;
+    if (!c.Await(Type("AO", req_id), kWait, &a.ack)) {
+      ADD_FAILURE() << "no AO for " << req_id << "\n" << c.Describe();
+      return std::nullopt;
+    }
+    const std::string total = a.ack.Get(727);
+    const std::size_t n = total.empty() ? 0 : std::stoul(total);
+    // The reports are numbered AP-<PosReqID>-1 .. -n.
+    for (std::size_t k = 1; k <= n; ++k) {
+      const std::string id = "AP-" + req_id + "-" + std::to_string(k);
+      if (!c.Await(
+              [id](const FixMessage& m) {
+                return m.type == "AP" && m.Get(721) == id;
+              },
+              kWait)) {
+        ADD_FAILURE() << "no " << id << "\n" << c.Describe();
+      }
+    }
+    for (const FixMessage& m : c.Received()) {
+      if (Type("AP", req_id)(m)) a.reports.push_back(m);
+    }
+    // The client validated everything against the dictionary.
+    for (const FixMessage& m : c.Sent()) {
+      EXPECT_NE(m.type, "3") << "the client rejected a message\n"
+                             << c.Describe();
+    }
+    return a;
+  }
+
+  static std::set<std::string> Accounts(const Answer& a) {
+    std::set<std::string> out;
+    for (const FixMessage& m : a.reports) out.insert(m.Get(1));
+    return out;
+  }
+
+  cfx::testing::TempDir dir_;
+  ServerConfig config_;
+  InstrumentTable instruments_;
+  MarketDataStore md_;
+  exchange::SpscRing<exchange::Command> ring_;
+  exchange::SimulatedClock clock_;
+  std::unique_ptr<settlement::SettlementService> settlement_;
+  asio::io_context io_;
+  std::unique_ptr<fix::FixGateway> gw_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST_F(FixPositionsTest, ClearingMemberGetsAPositionReportPerOwnAccount) {
+  ClientPtr c = LogOn("CLEAR_1", "clear-1");
+  ASSERT_NE(c, nullptr);
+  auto a = Ask(*c, "p1", {{715, "20261202"}});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->ack.Get(728), "0");
+  EXPECT_EQ(a->ack.Get(729), "0");
+  EXPECT_EQ(a->ack.Get(727), "2");
+  ASSERT_EQ(a->reports.size(), 2u);
+  EXPECT_EQ(Accounts(*a), (std::set<std::string>{"FIRM-A", "FIRM-B"}));
+  for (const FixMessage& r : a->reports) {
+    EXPECT_EQ(r.Get(55), "XB2SZ6");
+    EXPECT_EQ(r.Get(715), "20261202");
+    EXPECT_EQ(r.Get(730), "6.00");
+    EXPECT_EQ(r.Get(731), "2");
+    EXPECT_EQ(r.Get(734), "5.90");
+    EXPECT_EQ(r.Get(5830), "1");
+    const FixGroup* pos = r.FindGroup(702);
+    const FixGroup* amt = r.FindGroup(753);
+    ASSERT_TRUE(pos != nullptr && pos->entries.size() == 1) << r.ToString();
+    ASSERT_TRUE(amt != nullptr && amt->entries.size() == 1) << r.ToString();
+    EXPECT_EQ(*FindIn(amt->entries[0], 707), "IMTM");
+    if (r.Get(1) == "FIRM-A") {
+      EXPECT_EQ(*FindIn(pos->entries[0], 704), "2");
+      EXPECT_EQ(*FindIn(amt->entries[0], 708), "146.00");
+      EXPECT_EQ(r.Get(5833), "10000146.00");  // collateral after the run
+    } else {
+      EXPECT_EQ(*FindIn(pos->entries[0], 704), "1");
+      EXPECT_EQ(*FindIn(amt->entries[0], 708), "0.00");
+    }
+  }
+}
+
+TEST_F(FixPositionsTest, TheOtherClearingMemberSeesOnlyItsAccounts) {
+  ClientPtr c = LogOn("CLEAR_2", "clear-2");
+  ASSERT_NE(c, nullptr);
+  auto a = Ask(*c, "p2", {});  // the latest settled date
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(Accounts(*a), (std::set<std::string>{"FIRM-C", "PROV-A"}));
+  for (const FixMessage& r : a->reports) {
+    if (r.Get(1) != "FIRM-C") continue;
+    EXPECT_EQ(*FindIn(r.FindGroup(702)->entries[0], 705), "2");
+    EXPECT_EQ(*FindIn(r.FindGroup(753)->entries[0], 708), "-146.00");
+  }
+}
+
+TEST_F(FixPositionsTest, AnotherMembersAccountLooksLikeOneWithoutPositions) {
+  ClientPtr c = LogOn("CLEAR_1", "clear-1");
+  ASSERT_NE(c, nullptr);
+  auto other = Ask(*c, "p3", {{1, "FIRM-C"}});
+  auto missing = Ask(*c, "p4", {{1, "NO-SUCH-ACCOUNT"}});
+  ASSERT_TRUE(other.has_value() && missing.has_value());
+  EXPECT_EQ(other->ack.Get(728), "2");
+  EXPECT_TRUE(other->reports.empty());
+  EXPECT_EQ(other->ack.Get(728), missing->ack.Get(728));
+  EXPECT_EQ(other->ack.Get(58), missing->ack.Get(58));
+}
+
+TEST_F(FixPositionsTest, ATraderSeesItsOwnAccountOnly) {
+  ClientPtr c = LogOn("TRADER_A", "trader-a");
+  ASSERT_NE(c, nullptr);
+  auto a = Ask(*c, "p5", {});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(Accounts(*a), (std::set<std::string>{"FIRM-A"}));
+}
+
+TEST_F(FixPositionsTest, BadRequestsAreRefusedWithAReason) {
+  ClientPtr c = LogOn("CLEAR_1", "clear-1");
+  ASSERT_NE(c, nullptr);
+  auto unsettled = Ask(*c, "p6", {{715, "20261205"}});
+  ASSERT_TRUE(unsettled.has_value());
+  EXPECT_EQ(unsettled->ack.Get(728), "2");
+  EXPECT_NE(unsettled->ack.Get(58).find("not settled"), std::string::npos);
+  ASSERT_TRUE(c->Send("AN", {{710, "p7"}, {724, "0"}, {715, "2026-12-02"}}));
+  FixMessage bad_date;
+  ASSERT_TRUE(c->Await(Type("AO", "p7"), kWait, &bad_date)) << c->Describe();
+  EXPECT_EQ(bad_date.Get(728), "1");
+  EXPECT_EQ(bad_date.Get(729), "2");
+}
+
+}  // namespace
+}  // namespace cfx::gateway::fix_test

@@ -1,0 +1,400 @@
+#include "settlement/settlement_service.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/temp_dir.h"
+
+namespace cfx::settlement {
+namespace {
+
+using exchange::Event;
+using exchange::EventType;
+using testing::TempDir;
+
+constexpr int64_t kHour = 3'600 * kNanosPerSecond;
+constexpr int64_t kMinute = 60 * kNanosPerSecond;
+constexpr int64_t kDec1 = 20'788;  // 2026-12-01, a Tuesday
+constexpr int64_t kDec31 = kDec1 + 30;
+constexpr uint32_t kDec = 1;                     // XB2SZ6
+constexpr uint32_t kJan = 2;                     // XB2SF7
+constexpr uint32_t kSpot = 3;                    // a B200-STD spot slot
+constexpr int64_t kOpening = 1'000'000'000'000;  // $1,000,000
+
+// Micro-dollars of $d.dd.
+constexpr int64_t Usd(int64_t cents) { return cents * 10'000; }
+// Price units of $d.dd.
+constexpr int64_t Px(int64_t cents) { return cents * 100; }
+
+SettlementConfig TestConfig() {
+  SettlementConfig c;
+  c.instruments.resize(4);
+  c.instruments[kDec] = {true,   false,  "XB2SZ6", 1,  2026 * 12 + 11, 730, 100,
+                         58'000, kDec31, 0,        192};
+  c.instruments[kJan] = {true,          false, "XB2SF7", 1,
+                         2027 * 12 + 0, 730,   100,      58'000,
+                         kDec31 + 29,   0,     192};
+  c.instruments[kSpot] = {false, true, "B200-STD-SPOT", 0, 0, 0, 100, 58'000, 0,
+                          0,     192};
+  // Accounts 1 and 2 clear through CM-1, 3 and 4 through CM-2.
+  c.ledger.account_member = {0, 1, 1, 2, 2};
+  c.account_names = {"", "A1", "A2", "A3", "A4"};
+  c.member_names = {"", "CM-1", "CM-2"};
+  c.opening_collateral = {0, kOpening, kOpening, kOpening, kOpening};
+  return c;
+}
+
+// The events a live engine would emit, with increasing seqs.
+class Stream {
+ public:
+  void Trade(uint32_t instrument, int64_t ts, int64_t cents, int64_t lots,
+             uint32_t buyer, uint32_t seller) {
+    Event e = Next(EventType::kTrade, ts);
+    e.instrument = exchange::InstrumentId{instrument};
+    e.trade_id = exchange::TradeId{++trade_id_};
+    e.side = exchange::Side::kBuy;
+    e.account = exchange::AccountId{buyer};
+    e.counter_account = exchange::AccountId{seller};
+    e.price = exchange::Price{Px(cents)};
+    e.quantity = exchange::Quantity{lots};
+    events_.push_back(e);
+  }
+  void Level(uint32_t instrument, int64_t ts, exchange::Side side,
+             int64_t cents, int64_t lots) {
+    Event e = Next(EventType::kBookLevel, ts);
+    e.instrument = exchange::InstrumentId{instrument};
+    e.side = side;
+    e.price = exchange::Price{Px(cents)};
+    e.quantity = exchange::Quantity{lots};
+    events_.push_back(e);
+  }
+  void Listed(uint32_t instrument, int64_t ts, int64_t delivery_day) {
+    Event e = Next(EventType::kInstrumentListed, ts);
+    e.instrument = exchange::InstrumentId{instrument};
+    e.count = static_cast<uint32_t>(delivery_day);
+    events_.push_back(e);
+  }
+  void Bust(uint64_t trade_id, int64_t ts) {
+    Event e = Next(EventType::kTradeBusted, ts);
+    e.trade_id = exchange::TradeId{trade_id};
+    events_.push_back(e);
+  }
+  void Deposit(uint32_t account, int64_t ts, int64_t micros) {
+    Event e = Next(EventType::kCollateralChanged, ts);
+    e.command = exchange::CommandType::kCollateral;
+    e.account = exchange::AccountId{account};
+    e.quantity = exchange::Quantity{micros};
+    events_.push_back(e);
+  }
+  // The settlement instant of `day` (21:00 UTC).
+  void Fixing(int64_t day) {
+    Event e = Next(EventType::kIndexFixing, day * kNanosPerDay + 21 * kHour);
+    e.count = static_cast<uint32_t>(day);
+    events_.push_back(e);
+  }
+  uint64_t last_trade_id() const { return trade_id_; }
+  const std::vector<Event>& events() const { return events_; }
+  void FeedTo(SettlementService& s) const {
+    for (const Event& e : events_) s.OnEvent(e);
+  }
+
+ private:
+  Event Next(EventType type, int64_t ts) {
+    Event e;
+    e.type = type;
+    e.seq = exchange::Seq{++seq_};
+    e.ts = exchange::Timestamp{ts};
+    return e;
+  }
+  uint64_t seq_ = 0;
+  uint64_t trade_id_ = 0;
+  std::vector<Event> events_;
+};
+
+int64_t At(int64_t day, int64_t hour, int64_t minute = 0) {
+  return day * kNanosPerDay + hour * kHour + minute * kMinute;
+}
+
+const ContractSettlement* Find(const RunReport& r, uint32_t instrument) {
+  for (const ContractSettlement& c : r.contracts) {
+    if (c.instrument == instrument) return &c;
+  }
+  return nullptr;
+}
+
+// Three days of XB2SZ6: Tier 1, Tier 1, then Tier 2; XB2SF7 never trades
+// and follows by Tier 3.
+Stream ThreeDays() {
+  Stream s;
+  // Day 1: A1 buys 2 from A3 at $5.90 at 20:50, inside the window.
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 3);
+  s.Fixing(kDec1);
+  // Day 2: A2 buys 1 from A4 at $6.00 at 20:55.
+  s.Trade(kDec, At(kDec1 + 1, 20, 55), 600, 1, 2, 4);
+  s.Fixing(kDec1 + 1);
+  // Day 3: one trade at 10:00 at $6.20 (outside the window); the book
+  // closes 6.05 bid / 6.15 offered.
+  s.Trade(kDec, At(kDec1 + 2, 10), 620, 1, 1, 4);
+  s.Level(kDec, At(kDec1 + 2, 11), exchange::Side::kBuy, 605, 3);
+  s.Level(kDec, At(kDec1 + 2, 11), exchange::Side::kSell, 615, 4);
+  s.Fixing(kDec1 + 2);
+  return s;
+}
+
+TEST(SettlementService, SettlesThreeDaysOfVariationMargin) {
+  auto svc = SettlementService::InMemory(TestConfig());
+  ThreeDays().FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  ASSERT_EQ(svc->SettledDates(),
+            (std::vector<int64_t>{kDec1, kDec1 + 1, kDec1 + 2}));
+
+  // Day 1: Tier 1 VWAP $5.90. XB2SF7: Tier 3 = $5.80 + (5.90 - 5.80).
+  const RunReport* d1 = svc->Report(kDec1);
+  ASSERT_NE(d1, nullptr);
+  EXPECT_EQ(Find(*d1, kDec)->price, Px(590));
+  EXPECT_EQ(Find(*d1, kDec)->tier, DspTier::k1);
+  EXPECT_EQ(Find(*d1, kJan)->price, Px(590));
+  EXPECT_EQ(Find(*d1, kJan)->tier, DspTier::k3);
+  // Against the trade price on the trade day: 730 x 2 x (5.90 - 5.90) = 0.
+  EXPECT_EQ(d1->accounts[1].variation_margin, 0);
+  EXPECT_EQ(Find(*d1, kDec)->open_interest, 2);
+
+  // Day 2: $6.00. A1 (long 2): 730 x 2 x 0.10 = $146.00; A3 pays it.
+  const RunReport* d2 = svc->Report(kDec1 + 1);
+  EXPECT_EQ(Find(*d2, kDec)->price, Px(600));
+  EXPECT_EQ(d2->accounts[1].variation_margin, Usd(14'600));
+  EXPECT_EQ(d2->accounts[3].variation_margin, -Usd(14'600));
+  EXPECT_EQ(d2->accounts[2].variation_margin, 0);
+
+  // Day 3: traded at $6.20 outside the window: Tier 2, clipped to the
+  // offer, $6.15. A1: long 2 x (6.15 - 6.00) + 1 x (6.15 - 6.20) = 0.25
+  // x 730 = $182.50. A2: 1 x 0.15 x 730 = $109.50. A3: -2 x 0.15 x 730 =
+  // -$219.00. A4: -1 x 0.15 - 1 x (6.15 - 6.20) = -0.10 x 730 = -$73.00.
+  const RunReport* d3 = svc->Report(kDec1 + 2);
+  EXPECT_EQ(Find(*d3, kDec)->price, Px(615));
+  EXPECT_EQ(Find(*d3, kDec)->tier, DspTier::k2);
+  EXPECT_EQ(d3->accounts[1].variation_margin, Usd(18'250));
+  EXPECT_EQ(d3->accounts[2].variation_margin, Usd(10'950));
+  EXPECT_EQ(d3->accounts[3].variation_margin, -Usd(21'900));
+  EXPECT_EQ(d3->accounts[4].variation_margin, -Usd(7'300));
+
+  // Positions and collateral: opening + the VM paid and received.
+  EXPECT_EQ(svc->Position(1, kDec), 3);
+  EXPECT_EQ(svc->Position(4, kDec), -2);
+  EXPECT_EQ(svc->ledger().Balance(1), kOpening + Usd(14'600 + 18'250));
+  EXPECT_EQ(svc->ledger().Balance(3), kOpening - Usd(14'600 + 21'900));
+  EXPECT_EQ(d3->accounts[1].collateral, svc->ledger().Balance(1));
+  EXPECT_EQ(svc->ledger().HouseBalance(), 0);
+  // IM of A1 at $6.15: 3 x 730 x 6.15 x 15 % = $2,020.275.
+  EXPECT_EQ(d3->accounts[1].initial_margin, 2'020'275'000);
+}
+
+TEST(SettlementService, WeekendFixingsDoNotSettleAndWeekendFillsGoToMonday) {
+  Stream s;
+  const int64_t sat = kDec1 + 4;  // 2026-12-05
+  s.Trade(kDec, At(sat, 12), 600, 1, 1, 3);
+  s.Fixing(sat);
+  s.Fixing(sat + 1);
+  s.Fixing(sat + 2);  // Monday
+  auto svc = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  EXPECT_EQ(svc->SettledDates(), (std::vector<int64_t>{sat + 2}));
+  const RunReport* mon = svc->Report(sat + 2);
+  // Saturday's trade is Monday's, but not in Monday's window: Tier 2.
+  EXPECT_EQ(Find(*mon, kDec)->tier, DspTier::k2);
+  EXPECT_EQ(mon->fills, 2u);
+  EXPECT_EQ(svc->Position(1, kDec), 1);
+}
+
+TEST(SettlementService, PaysSpotCashOnTheDeliveryDayUnlessBusted) {
+  Stream s;
+  const int64_t delivery = kDec1 + 2;  // Thursday 2026-12-03
+  s.Listed(kSpot, At(kDec1, 0), delivery);
+  // A1 buys 2 node-days from A3 at $6.00: 6.00 x 192 x 2 = $2,304.
+  s.Trade(kSpot, At(kDec1, 10), 600, 2, 1, 3);
+  // A2 buys 1 from A4; the trade is busted.
+  s.Trade(kSpot, At(kDec1, 11), 610, 1, 2, 4);
+  s.Bust(s.last_trade_id(), At(delivery, 9));
+  s.Fixing(kDec1);
+  s.Fixing(kDec1 + 1);
+  s.Fixing(delivery);
+  auto svc = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  EXPECT_EQ(svc->Report(kDec1)->spot_trades_paid, 0u);
+  const RunReport* r = svc->Report(delivery);
+  EXPECT_EQ(r->spot_trades_paid, 1u);
+  EXPECT_EQ(r->accounts[1].spot_cash, -Usd(230'400));
+  EXPECT_EQ(r->accounts[3].spot_cash, Usd(230'400));
+  EXPECT_EQ(r->accounts[2].spot_cash, 0);
+  EXPECT_EQ(svc->ledger().Balance(1), kOpening - Usd(230'400));
+  EXPECT_EQ(svc->ledger().Balance(4), kOpening);
+  const std::vector<Movement> cm2 = svc->ledger().Movements(delivery, 2);
+  ASSERT_EQ(cm2.size(), 1u);  // CM-2 sees only A3's line
+  EXPECT_EQ(cm2[0].account, 3u);
+}
+
+// Every business day of December 2026 fixes at `cents`; the first
+// `from_trades_days` business days at Level 1-2, the others at Level 3-4.
+FixingLookup December(int64_t cents, int from_trades_days) {
+  return [cents, from_trades_days](uint32_t,
+                                   int64_t day) -> std::optional<FixingValue> {
+    if (day < kDec1 || day > kDec31) return std::nullopt;
+    const BusinessCalendar calendar;
+    int before = 0;  // business days of the month before `day`
+    for (int64_t d = kDec1; d < day; ++d) before += calendar.IsBusinessDay(d);
+    FixingValue v;
+    v.has_value = true;
+    v.value_micros = Usd(cents);
+    v.from_trades = before < from_trades_days;
+    return v;
+  };
+}
+
+Stream HoldThroughDecember() {
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 3);
+  for (int64_t d = kDec1; d <= kDec31; ++d) s.Fixing(d);
+  s.Fixing(kDec31 + 4);  // Monday 2027-01-04
+  return s;
+}
+
+TEST(SettlementService, FinalSettlementAgainstTheFspClosesPositions) {
+  auto svc = SettlementService::InMemory(TestConfig());
+  svc->set_fixings(December(612, 23));  // every day at Level 1-2
+  HoldThroughDecember().FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  const RunReport* last = svc->Report(kDec31);
+  ASSERT_NE(last, nullptr);
+  const ContractSettlement* z6 = Find(*last, kDec);
+  ASSERT_NE(z6, nullptr);
+  EXPECT_TRUE(z6->final);
+  EXPECT_FALSE(z6->disrupted);
+  EXPECT_EQ(z6->price, Px(612));  // the mean of 23 fixings of $6.12
+  // From $5.90 (no trade since: Tier 3 kept the prior) to the FSP $6.12:
+  // 730 x 2 x 0.22 = $321.20.
+  const std::vector<Movement> moves = svc->ledger().Movements(kDec31);
+  ASSERT_EQ(moves.size(), 2u);
+  EXPECT_EQ(moves[0].kind, MovementKind::kFinalSettlement);
+  EXPECT_EQ(svc->ledger().Balance(1), kOpening + Usd(32'120));
+  EXPECT_EQ(svc->Position(1, kDec), 0);
+  // The expired contract is not settled again.
+  EXPECT_EQ(Find(*svc->Report(kDec31 + 4), kDec), nullptr);
+  EXPECT_NE(Find(*svc->Report(kDec31 + 4), kJan), nullptr);
+}
+
+TEST(SettlementService, FspIsDisruptedBelowThreeQuartersOfLevelOneOrTwo) {
+  // 23 business days: 17 qualifying is 73.9 % < 75 %.
+  auto svc = SettlementService::InMemory(TestConfig());
+  svc->set_fixings(December(612, 17));
+  HoldThroughDecember().FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  EXPECT_TRUE(Find(*svc->Report(kDec31), kDec)->disrupted);
+  // 18 of 23 is 78 %: not disrupted.
+  auto svc2 = SettlementService::InMemory(TestConfig());
+  svc2->set_fixings(December(612, 18));
+  HoldThroughDecember().FeedTo(*svc2);
+  EXPECT_FALSE(Find(*svc2->Report(kDec31), kDec)->disrupted);
+}
+
+TEST(SettlementService, ReplayingTheJournalChangesNothing) {
+  TempDir dir;
+  const Stream s = ThreeDays();
+  std::string report;
+  {
+    auto svc = SettlementService::Open(TestConfig(), dir.path());
+    ASSERT_TRUE(svc.has_value()) << svc.error().ToString();
+    int runs = 0;
+    svc.value()->set_on_run([&runs](const RunResult&) { ++runs; });
+    s.FeedTo(*svc.value());
+    ASSERT_TRUE(svc.value()->status().ok());
+    EXPECT_EQ(runs, 3);
+    report = ReportJson(TestConfig(), *svc.value()->Report(kDec1 + 2));
+  }
+  // A restart feeds the whole journal again: every date is recomputed,
+  // equal, and not booked or announced twice.
+  auto svc = SettlementService::Open(TestConfig(), dir.path());
+  ASSERT_TRUE(svc.has_value()) << svc.error().ToString();
+  int runs = 0;
+  svc.value()->set_on_run([&runs](const RunResult&) { ++runs; });
+  s.FeedTo(*svc.value());
+  ASSERT_TRUE(svc.value()->status().ok()) << svc.value()->status().ToString();
+  EXPECT_EQ(runs, 0);
+  EXPECT_EQ(ReportJson(TestConfig(), *svc.value()->Report(kDec1 + 2)), report);
+  EXPECT_EQ(svc.value()->ledger().Balance(1), kOpening + Usd(14'600 + 18'250));
+  EXPECT_EQ(svc.value()->ledger().SettledDates().size(), 3u);
+}
+
+TEST(SettlementService, ARerunThatDiffersIsRefused) {
+  TempDir dir;
+  {
+    auto svc = SettlementService::Open(TestConfig(), dir.path());
+    ASSERT_TRUE(svc.has_value());
+    ThreeDays().FeedTo(*svc.value());
+  }
+  // Another history for the same dates: day 2 trades at $6.10.
+  Stream other;
+  other.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 3);
+  other.Fixing(kDec1);
+  other.Trade(kDec, At(kDec1 + 1, 20, 55), 610, 1, 2, 4);
+  other.Fixing(kDec1 + 1);
+  auto svc = SettlementService::Open(TestConfig(), dir.path());
+  ASSERT_TRUE(svc.has_value());
+  other.FeedTo(*svc.value());
+  EXPECT_FALSE(svc.value()->status().ok());
+  EXPECT_NE(svc.value()->status().ToString().find("already settled"),
+            std::string::npos)
+      << svc.value()->status().ToString();
+  // Nothing changed in the ledger.
+  EXPECT_EQ(svc.value()->ledger().Balance(1), kOpening + Usd(14'600 + 18'250));
+}
+
+TEST(SettlementService, AFillOfAnUnknownAccountStopsTheRunNamingTheInvariant) {
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 9);  // account 9 is unknown
+  s.Fixing(kDec1);
+  auto svc = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*svc);
+  ASSERT_FALSE(svc->status().ok());
+  EXPECT_NE(svc->status().ToString().find("every fill is counted exactly once"),
+            std::string::npos)
+      << svc->status().ToString();
+  EXPECT_TRUE(svc->SettledDates().empty());
+  EXPECT_FALSE(svc->ledger().IsSettled(kDec1));
+}
+
+TEST(SettlementService, DepositsReachTheLedgerAndTheCollateral) {
+  Stream s;
+  s.Deposit(2, At(kDec1, 9), Usd(50'000));
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 1, 2, 3);
+  s.Fixing(kDec1);
+  auto svc = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  EXPECT_EQ(svc->ledger().Balance(2), kOpening + Usd(50'000));
+  EXPECT_EQ(svc->Report(kDec1)->accounts[2].collateral, kOpening + Usd(50'000));
+}
+
+TEST(SettlementService, ReportsKeepToTheMembersAccounts) {
+  auto svc = SettlementService::InMemory(TestConfig());
+  ThreeDays().FeedTo(*svc);
+  const RunReport* r = svc->Report(kDec1 + 2);
+  const std::string cm1 = ReportCsv(TestConfig(), *r, 1);
+  EXPECT_NE(cm1.find(",A1,CM-1,XB2SZ6,3,6.1500,2,182.500000,"),
+            std::string::npos)
+      << cm1;
+  EXPECT_EQ(cm1.find("A3"), std::string::npos);
+  EXPECT_EQ(cm1.find("CM-2"), std::string::npos);
+  const std::string json = ReportJson(TestConfig(), *r, 2);
+  EXPECT_NE(json.find("\"account\":\"A3\""), std::string::npos) << json;
+  EXPECT_EQ(json.find("\"A1\""), std::string::npos) << json;
+}
+
+}  // namespace
+}  // namespace cfx::settlement
