@@ -55,9 +55,10 @@ class Exchanged {
   ~Exchanged() { Kill(SIGKILL); }
 
   // Starts the binary on `data_dir` with fresh free ports, on the simulated
-  // clock (no end of trading day can fall inside the test), and waits until
-  // it listens. A child that exits first (a port taken since FreePort()) is
-  // retried on other ports, three times in all.
+  // clock (it moves only when the admin moves it, and starts again at the
+  // config's clock start on every restart), and waits until it listens. A child
+  // that exits first (a port taken since FreePort()) is retried on other ports,
+  // three times in all.
   ::testing::AssertionResult Start(const std::string& data_dir) {
     ::testing::AssertionResult r = ::testing::AssertionFailure();
     for (int attempt = 0; attempt < 3; ++attempt) {

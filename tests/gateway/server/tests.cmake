@@ -19,3 +19,8 @@ function(cfx_gateway_server_test_hook target)
     CFX_EXCHANGE_CONFIG="${PROJECT_SOURCE_DIR}/deploy/config/exchange.textproto")
 endfunction()
 list(APPEND GATEWAY_TEST_HOOKS cfx_gateway_server_test_hook)
+
+# Settlement invariants over 30 business days with kill -9 of cfx-exchanged
+# during settlement (the hook above gives it the binary and config).
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/settlement_crash_test.cc)
