@@ -258,8 +258,7 @@ Result<ServerConfig> MakeConfig(const GatewayBenchOptions& o,
   uint32_t& ids = c.engine.limits.max_client_order_ids;
   while (static_cast<double>(ids) < needed && ids < (1u << 28)) ids *= 2;
   c.firms.push_back(gateway::FirmInfo{"BENCH", ""});
-  const exchange::Amount collateral =
-      c.accounts.empty() ? exchange::Amount{0} : c.accounts.front().collateral;
+  const exchange::Amount collateral = kBenchCollateral;
   const std::string clearing =
       c.clearing_members.empty() ? "" : c.clearing_members.front().name;
   for (uint32_t i = 0; i < connections; ++i) {
@@ -271,7 +270,8 @@ Result<ServerConfig> MakeConfig(const GatewayBenchOptions& o,
     a.collateral = collateral;
     a.stp = exchange::StpMode::kCancelOldest;
     c.accounts.push_back(a);
-    c.engine.accounts.push_back(exchange::AccountConfig{a.id, a.stp});
+    c.engine.accounts.push_back(
+        exchange::AccountConfig{a.id, a.stp, a.collateral});
     gateway::UserConfig u;
     u.name = BenchUser(i);
     u.firm = "BENCH";

@@ -56,6 +56,12 @@ Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol) {
   }
   // The throttle is per session.
   c.session.max_messages_per_second = 100'000'000;
+  // The benchmarks' orders rest by the hundred thousand: collateral that the
+  // pre-trade margin check (still run on every order) never runs out of.
+  for (gateway::AccountInfo& a : c.accounts) a.collateral = kBenchCollateral;
+  for (exchange::AccountConfig& a : c.engine.accounts) {
+    a.collateral = kBenchCollateral;
+  }
   return c;
 }
 

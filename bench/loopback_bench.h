@@ -30,9 +30,16 @@ void NameThread(const std::string& name);
 // ("connect: <reason>") when the connect failed.
 Status ConnectLoopback(uint16_t port, int* fd);
 
+// $10,000,000,000 of collateral per benchmark account: room for 15M open
+// lots each, while the ledger's totals over every account stay in 64 bits.
+inline constexpr exchange::Amount kBenchCollateral{int64_t{10'000'000'000} *
+                                                   exchange::kMicrosPerUsd};
+
 // The demo config (gateway::DefaultServerConfig()), checked to list
-// `symbol`, with the per-session throttle out of reach: the benchmarks
-// measure the exchange, so it must never engage.
+// `symbol`, with the per-session throttle out of reach and every account
+// holding kBenchCollateral: the benchmarks measure the exchange, so neither
+// the throttle nor the margin check (which still runs on every order) may
+// refuse their orders.
 Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol);
 
 // "latency_ns":{"count":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..},
