@@ -193,6 +193,11 @@ std::vector<Dsp> SettleRoot(std::span<const DspInput> months) {
       traded[i] = true;
     }
   }
+  // The months whose change a Tier 3 month may take.
+  std::vector<bool> source(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    source[i] = traded[i] && !months[i].expiring;
+  }
   for (std::size_t i = 0; i < n; ++i) {
     if (traded[i]) continue;
     const DspInput& in = months[i];
@@ -200,11 +205,11 @@ std::vector<Dsp> SettleRoot(std::span<const DspInput> months) {
     // earlier month (i - d) is looked at first.
     Int128 change = 0;
     for (std::size_t d = 1; d < n; ++d) {
-      if (d <= i && traded[i - d]) {
+      if (d <= i && source[i - d]) {
         change = static_cast<Int128>(out[i - d].price) - months[i - d].prior;
         break;
       }
-      if (i + d < n && traded[i + d]) {
+      if (i + d < n && source[i + d]) {
         change = static_cast<Int128>(out[i + d].price) - months[i + d].prior;
         break;
       }

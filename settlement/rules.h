@@ -68,6 +68,9 @@ struct DspInput {
   int64_t last_trade = 0;
   int64_t best_bid = 0;
   int64_t best_ask = 0;
+  // Today is the contract's last trading day: it settles FINAL at the FSP,
+  // so it is never the month whose change a Tier 3 month takes.
+  bool expiring = false;
 };
 
 struct Dsp {
@@ -84,8 +87,9 @@ std::optional<Dsp> TradedDsp(const DspInput& in);
 // One root's months on one business day, in maturity order: Tier 1/2 where
 // they traded; Tier 3 elsewhere = prior + the change (DSP - prior) of the
 // nearest month of the root settled today at Tier 1 or 2 (equally near:
-// the earlier month), or the prior when none did. Same length and order as
-// `months`.
+// the earlier month), or the prior when none did. An expiring month gets
+// its traded DSP here but is never that nearest month (it settles FINAL).
+// Same length and order as `months`.
 std::vector<Dsp> SettleRoot(std::span<const DspInput> months);
 
 // ---- Variation margin ----

@@ -362,6 +362,7 @@ void SettlementService::State::Run(int64_t date) {
       }
       d.best_bid = f.bids.empty() ? 0 : f.bids.rbegin()->first;
       d.best_ask = f.asks.empty() ? 0 : f.asks.begin()->first;
+      d.expiring = c.last_trading_day == date;
       in.push_back(d);
     }
     const std::vector<Dsp> dsps = SettleRoot(in);

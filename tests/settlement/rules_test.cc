@@ -340,6 +340,33 @@ TEST(SettleRootTest, FarMonthsUseTheNearestEvenFarAway) {
   EXPECT_EQ(dsp[2].price, 59'300);
 }
 
+TEST(SettleRootTest, AnExpiringMonthIsNeverTheNeighbourOfATier3Month) {
+  // Month 0 trades on its last trading day (+500) and settles FINAL at the
+  // FSP; month 1 did not trade and month 2 traded (-200): month 1 takes
+  // month 2's change, not the expiring month's, though both are as near.
+  DspInput expiring = LastTrade(58'000, 58'500, 0, 0);
+  expiring.expiring = true;
+  const std::vector<DspInput> months = {expiring, Untraded(59'000),
+                                        LastTrade(60'000, 59'800, 0, 0)};
+  const std::vector<Dsp> dsp = SettleRoot(months);
+  ASSERT_EQ(dsp.size(), 3u);
+  EXPECT_EQ(dsp[0].price, 58'500);  // its traded DSP, replaced by the FSP
+  EXPECT_EQ(dsp[1].price, 58'800);
+  EXPECT_EQ(dsp[1].tier, DspTier::k3);
+}
+
+TEST(SettleRootTest, OnlyTheExpiringMonthTradedKeepsThePriors) {
+  DspInput expiring = LastTrade(58'000, 58'100, 0, 0);
+  expiring.expiring = true;
+  const std::vector<DspInput> months = {expiring, Untraded(59'000),
+                                        Untraded(59'500)};
+  const std::vector<Dsp> dsp = SettleRoot(months);
+  ASSERT_EQ(dsp.size(), 3u);
+  EXPECT_EQ(dsp[1].price, 59'000);
+  EXPECT_EQ(dsp[2].price, 59'500);
+  EXPECT_EQ(dsp[2].tier, DspTier::k3);
+}
+
 TEST(SettleRootTest, NothingTradedKeepsEveryPrior) {
   const std::vector<DspInput> months = {Untraded(58'000), Untraded(59'000)};
   const std::vector<Dsp> dsp = SettleRoot(months);

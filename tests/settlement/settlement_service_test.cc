@@ -289,6 +289,33 @@ TEST(SettlementService, FinalSettlementAgainstTheFspClosesPositions) {
   EXPECT_NE(Find(*svc->Report(kDec31 + 4), kJan), nullptr);
 }
 
+TEST(SettlementService, OnItsLastTradingDayTheExpiringMonthMovesNoTier3Month) {
+  // XB2SZ6 trades in the window of its last trading day (2026-12-31) at
+  // $6.00 after a DSP of $5.90 and settles FINAL at the FSP; XB2SF7 does
+  // not trade. No month settled at Tier 1 or 2 today, so XB2SF7 keeps its
+  // prior DSP ($5.90: it followed XB2SZ6's first day, $5.80 -> $5.90, at
+  // Tier 3) instead of taking XB2SZ6's +$0.10 to $6.00.
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 3);
+  for (int64_t d = kDec1; d < kDec31; ++d) s.Fixing(d);
+  s.Trade(kDec, At(kDec31, 20, 50), 600, 1, 2, 4);
+  s.Fixing(kDec31);
+  auto svc = SettlementService::InMemory(TestConfig());
+  svc->set_fixings(December(612, 23));
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  const ContractSettlement* f7_before = Find(*svc->Report(kDec31 - 1), kJan);
+  ASSERT_NE(f7_before, nullptr);
+  EXPECT_EQ(f7_before->price, Px(590));
+  const RunReport* last = svc->Report(kDec31);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(Find(*last, kDec)->tier, DspTier::kFinal);
+  const ContractSettlement* f7 = Find(*last, kJan);
+  ASSERT_NE(f7, nullptr);
+  EXPECT_EQ(f7->tier, DspTier::k3);
+  EXPECT_EQ(f7->price, Px(590));
+}
+
 TEST(SettlementService, FspIsDisruptedBelowThreeQuartersOfLevelOneOrTwo) {
   // 23 business days: 17 qualifying is 73.9 % < 75 %.
   auto svc = SettlementService::InMemory(TestConfig());
