@@ -54,7 +54,8 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //   kEndOfSession:       instrument (0 = all)
 //   kListInstrument:     instrument (a spot slot), target (delivery day:
 //                        days since 1970-01-01), price (reference; 0 = the
-//                        slot's configured one)
+//                        slot's current one: the configured one until a
+//                        kSetReferencePrice moves it, e.g. a fixing)
 //   kReferenceData:      client_order_id (the request's token, echoed),
 //                        account (the acting user's account, or 0),
 //                        target (live only: the payload's arena slot),

@@ -1472,9 +1472,12 @@ void Apply::ListInstrument() {
   // 9999-12-31 is day 2,932,896.
   const auto day = static_cast<int64_t>(c.target);
   if (day <= 0 || day > 2'932'896) return Reject(RejectCode::kInvalidListing);
-  const Price ref = c.price.units == 0 ? b.config.reference_price : c.price;
+  // Price 0: the slot's reference, the configured initial reference until
+  // the grade's index fixes, then the latest fixing (DESIGN.md §2), which
+  // is on $0.001, not necessarily on the tick. A price given is on the tick.
+  const Price ref = c.price.units == 0 ? b.reference : c.price;
   if (ref.units <= 0 || ref > b.config.max_price ||
-      ref.units % b.config.tick.units != 0) {
+      (c.price.units != 0 && ref.units % b.config.tick.units != 0)) {
     return Reject(RejectCode::kInvalidReferencePrice);
   }
   // A new instrument in the slot: nothing of the previous one remains. Its

@@ -49,9 +49,10 @@ struct ExchangeServer::Impl {
   // fixing); its ledger is <data_dir>/settlement.
   std::unique_ptr<settlement::SettlementService> settlement;
   bool settlement_failed = false;
-  // What a settlement run tells the engine (collateral bookings, settlement
-  // prices, expiries), waiting for room in the ring.
-  std::deque<exchange::Command> settlement_commands;
+  // What the services tell the engine, waiting for room in the ring: a
+  // settlement run's collateral bookings, settlement prices and expiries,
+  // and each fixing's spot reference price.
+  std::deque<exchange::Command> engine_commands;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
@@ -73,7 +74,8 @@ struct ExchangeServer::Impl {
   void Run();
   void FlushIndex();
   void QueueSettlement(const settlement::RunResult& r, bool prices);
-  int SubmitSettlement();
+  void QueueSpotReference(const index::Print& print);
+  int SubmitEngineCommands();
   void CheckSettlement();
 };
 
@@ -94,7 +96,7 @@ void ExchangeServer::Impl::QueueSettlement(const settlement::RunResult& r,
         cmd.type = exchange::CommandType::kSetReferencePrice;
         cmd.price = exchange::Price{c.price};
       }
-      settlement_commands.push_back(cmd);
+      engine_commands.push_back(cmd);
     }
   }
   for (const auto& [account, amount] : r.bookings) {
@@ -103,15 +105,34 @@ void ExchangeServer::Impl::QueueSettlement(const settlement::RunResult& r,
     cmd.account = exchange::AccountId{account};
     cmd.quantity = exchange::Quantity{amount};
     cmd.target = static_cast<uint64_t>(r.date);
-    settlement_commands.push_back(cmd);
+    engine_commands.push_back(cmd);
   }
 }
 
-int ExchangeServer::Impl::SubmitSettlement() {
+// After each fixing (or restatement) the grade's spot node-days take the
+// print's value as the reference of their bands (DESIGN.md §2): every slot
+// of the grade, listed or not, so that a slot listed later starts from it.
+// Sequenced, so that a replay of the journal reproduces it.
+void ExchangeServer::Impl::QueueSpotReference(const index::Print& print) {
+  if (!print.has_value || print.value_micros <= 0) return;
+  const std::vector<uint32_t>& grade_of = index->config().instrument_grade;
+  for (uint32_t id = 1; id < grade_of.size(); ++id) {
+    if (grade_of[id] != print.grade + 1) continue;
+    exchange::Command cmd;
+    cmd.type = exchange::CommandType::kSetReferencePrice;
+    cmd.instrument = exchange::InstrumentId{id};
+    cmd.price = exchange::Price{print.value_micros /
+                                 (exchange::kMicrosPerUsd /
+                                  exchange::kPriceUnitsPerUsd)};
+    engine_commands.push_back(cmd);
+  }
+}
+
+int ExchangeServer::Impl::SubmitEngineCommands() {
   int n = 0;
-  while (!settlement_commands.empty() &&
-         ring->TryPush(settlement_commands.front())) {
-    settlement_commands.pop_front();
+  while (!engine_commands.empty() &&
+         ring->TryPush(engine_commands.front())) {
+    engine_commands.pop_front();
     ++n;
   }
   return n;
@@ -159,7 +180,7 @@ void ExchangeServer::Impl::Run() {
       CheckSettlement();
     }
     work += static_cast<int>(events);
-    work += SubmitSettlement();
+    work += SubmitEngineCommands();
     work += gateway->Poll();
     work += fix->Poll();
     commands_submitted.store(
@@ -355,9 +376,17 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   // From now on every new print and restatement is published, once its
   // causing event is durable (the events reach the index through
   // PollDurableEvents only).
+  // The spot references follow the latest prints; queued again at every
+  // start, for a print whose reference command a stop overtook.
+  for (uint32_t g = 0; g < s.index->config().grades.size(); ++g) {
+    if (const index::Print* latest = s.index->Latest(g)) {
+      s.QueueSpotReference(*latest);
+    }
+  }
   s.index->set_on_print([&s](const index::Print& print) {
     s.gateway->OnIndexPrint(print);
     s.fix->OnIndexPrint(print);
+    s.QueueSpotReference(print);
   });
   // Settlement: what the journal's replay settled but the engine has not
   // applied yet goes to the engine first, then every new run as it comes.

@@ -201,6 +201,42 @@ class IndexEndToEndTest : public GradedMarketTest {
     ASSERT_TRUE(r.has_value()) << r.error().ToString();
   }
 
+  // The three providers rated and attested, the FIX clients logged on.
+  void SetUpMarket() {
+    trader_b_ = MustLogOn(server_.port(), "trader-b");
+    fix_prov_c_ = Fix("PROVIDER_C", "provider-c");
+    fix_trader_c_ = Fix("TRADER_C", "trader-c");
+    client::Client* providers[] = {prov_a_.get(), prov_b_.get(),
+                                   prov_c_.get()};
+    for (int i = 0; i < 3; ++i) {
+      ASSERT_TRUE(
+          Rate(kFirms[i], w::RATING_TIER_GOLD, "r" + std::to_string(i))
+              .accepted());
+      Attest(*providers[i], kFirms[i], 10, 290 + 5 * i);
+    }
+  }
+
+  // How the engine answers trader-a's IOC buy of one lot at `price`: NEW
+  // is never the answer of an IOC, so this is REJECTED or what ended it.
+  w::ExecType ProbeBuy(const std::string& symbol, int64_t price,
+                       std::string* text) {
+    const uint64_t cl = ++next_order_;
+    w::Envelope order = NewOrder(cl, w::SIDE_BUY, price, 1, symbol);
+    order.mutable_new_order()->set_time_in_force(w::TIME_IN_FORCE_IOC);
+    EXPECT_TRUE(trader_->Send(order).ok());
+    auto r = AwaitReport(
+        *trader_,
+        [cl](const w::ExecutionReport& x) {
+          return x.client_order_id() == cl && x.exec_type() != w::EXEC_TYPE_NEW;
+        },
+        &others_);
+    EXPECT_TRUE(r.has_value()) << r.error().ToString();
+    if (!r.has_value()) return w::EXEC_TYPE_UNSPECIFIED;
+    *text = r.value().text();
+    return r.value().exec_type();
+  }
+
+  static constexpr const char* kFirms[] = {"PROV-A", "PROV-B", "PROV-C"};
   cfx::testing::TempDir fix_dir_;
   int fix_serial_ = 0;
   std::unique_ptr<FixTestClient> fix_prov_c_, fix_trader_c_;
@@ -208,16 +244,8 @@ class IndexEndToEndTest : public GradedMarketTest {
 };
 
 TEST_F(IndexEndToEndTest, DailyFixingsEqualTheTradesComputedIndependently) {
-  trader_b_ = MustLogOn(server_.port(), "trader-b");
-  fix_prov_c_ = Fix("PROVIDER_C", "provider-c");
-  fix_trader_c_ = Fix("TRADER_C", "trader-c");
-  const char* firms[] = {"PROV-A", "PROV-B", "PROV-C"};
-  client::Client* providers[] = {prov_a_.get(), prov_b_.get(), prov_c_.get()};
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(Rate(firms[i], w::RATING_TIER_GOLD, "r" + std::to_string(i))
-                    .accepted());
-    Attest(*providers[i], firms[i], 10, 290 + 5 * i);
-  }
+  SetUpMarket();
+  const auto& firms = kFirms;
   const char* buyers[] = {"FIRM-A", "FIRM-B", "FIRM-C"};
 
   std::vector<MadeTrade> made;
@@ -347,6 +375,55 @@ TEST_F(IndexEndToEndTest, DailyFixingsEqualTheTradesComputedIndependently) {
     EXPECT_EQ(WEXITSTATUS(status), 0) << out;
     EXPECT_NE(out.find(": equal"), std::string::npos) << out;
   }
+}
+
+// DESIGN.md §2: the reference price of a spot node-day's bands is the last
+// fixing of its grade. Before the first fixing the configured $5.80 holds
+// (buys above $6.38 are refused); after a day of trades at $6.30 fixes the
+// index at $6.300, every B200-STD slot, listed before or after the fixing,
+// takes $6.30 (buys up to $6.93 pass), and so it stays after a restart.
+TEST_F(IndexEndToEndTest, SpotBandsFollowTheGradesLatestFixing) {
+  SetUpMarket();
+  const int64_t day = kFirstDay;
+  const std::string symbol = SpotSymbol("B200-STD", day + 2);
+  std::string text;
+  SetTime(kStart + 10 * 60 * kSecond);
+  EXPECT_EQ(ProbeBuy(symbol, 64'500, &text), w::EXEC_TYPE_REJECTED);
+  EXPECT_NE(text.find("BAND"), std::string::npos) << text;
+  for (int k = 0; k < 6; ++k) {
+    SetTime((day - 1) * kDay + 21 * kHour + k * 4 * kHour + 3 * kHour +
+            kHour / 2);
+    for (int i = 0; i < 2; ++i) {
+      const int j = 2 * k + i;
+      ASSERT_NE(Trade(j % 3, (j + j / 3) % 3, symbol, 63'000), 0u) << j;
+    }
+  }
+  SetTime(day * kDay + 21 * kHour + kSecond);
+  SequencedBarrier(symbol);
+  const index::Print* p = server_.server().index().Latest(0);
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(p->day, day);
+  ASSERT_EQ(p->level, index::Level::k1a);
+  ASSERT_EQ(p->value_micros, 6'300'000);
+  // $6.45 is inside $6.30 +/- 10 %: the IOC finds no seller and expires.
+  EXPECT_NE(ProbeBuy(symbol, 64'500, &text), w::EXEC_TYPE_REJECTED) << text;
+  EXPECT_EQ(ProbeBuy(symbol, 69'400, &text), w::EXEC_TYPE_REJECTED);
+  // A slot listed at the next midnight starts from the fixing too.
+  SetTime((day + 1) * kDay + kHour);
+  const std::string later = SpotSymbol("B200-STD", day + 1 + 7);
+  AwaitListed(later);
+  EXPECT_NE(ProbeBuy(later, 64'500, &text), w::EXEC_TYPE_REJECTED) << text;
+
+  fix_prov_c_->Logout(kFixWait);
+  fix_trader_c_->Logout(kFixWait);
+  ASSERT_TRUE(server_.Stop().ok());
+  ASSERT_TRUE(server_.Start().ok());
+  LogOnAll();
+  EXPECT_NE(ProbeBuy(later, 64'500, &text), w::EXEC_TYPE_REJECTED) << text;
+  EXPECT_NE(ProbeBuy(SpotSymbol("B200-STD", day + 3), 64'500, &text),
+            w::EXEC_TYPE_REJECTED)
+      << text;
+  ASSERT_TRUE(server_.Stop().ok());
 }
 
 }  // namespace
