@@ -34,6 +34,9 @@ namespace {
 //   's'                          -> u64 last applied seq
 //   't' u8 grade, u64 trade id   -> IndexTrade
 //   'p' u8 grade, u64 day + 2^63, u32 revision -> Print
+// A print record ends with its exact T (two limb arrays); a record written
+// before T was kept exactly ends after its trade ids and reads T as its
+// published thousandths.
 constexpr uint32_t kFormatVersion = 1;
 constexpr char kVersionKey[] = "v";
 constexpr char kSeqKey[] = "s";
@@ -118,7 +121,20 @@ std::string EncodePrint(const Print& p) {
   w.Put<uint32_t>(p.carry_run);
   w.Put<uint32_t>(static_cast<uint32_t>(p.trade_ids.size()));
   for (uint64_t id : p.trade_ids) w.Put<uint64_t>(id);
+  for (const WideUint* v : {&p.attested_tokens.num, &p.attested_tokens.den}) {
+    w.Put<uint32_t>(static_cast<uint32_t>(v->limbs().size()));
+    for (uint64_t limb : v->limbs()) w.Put<uint64_t>(limb);
+  }
   return out;
+}
+// Reads a limb array of the exact T; false when it does not fit the record.
+bool GetWide(ByteReader& r, WideUint* v) {
+  const uint32_t n = r.Get<uint32_t>();
+  if (!r.ok() || r.remaining() / 8 < n) return false;
+  std::vector<uint64_t> limbs(n);
+  for (uint64_t& limb : limbs) limb = r.Get<uint64_t>();
+  *v = WideUint::FromLimbs(std::move(limbs));
+  return r.ok() && v->limbs().size() == n;
 }
 bool DecodePrint(std::string_view in, Print* p) {
   ByteReader r(in);
@@ -141,14 +157,36 @@ bool DecodePrint(std::string_view in, Print* p) {
   p->attested_milli_tokens = r.Get<uint64_t>();
   p->carry_run = r.Get<uint32_t>();
   const uint32_t n = r.Get<uint32_t>();
-  if (!r.ok() || r.remaining() != std::size_t{n} * 8 || level == 0 ||
+  if (!r.ok() || r.remaining() / 8 < n || level == 0 ||
       level > static_cast<uint8_t>(Level::kDisrupted)) {
     return false;
   }
   p->level = static_cast<Level>(level);
   p->trade_ids.resize(n);
   for (uint32_t i = 0; i < n; ++i) p->trade_ids[i] = r.Get<uint64_t>();
-  return r.ok();
+  if (r.ok() && r.remaining() == 0) {  // a record without the exact T
+    p->attested_tokens = ReducedRatio(WideUint(p->attested_milli_tokens),
+                                      WideUint(p->attested_milli_tokens != 0));
+    return true;
+  }
+  WideUint num;
+  WideUint den;
+  if (!GetWide(r, &num) || !GetWide(r, &den) || r.remaining() != 0) {
+    return false;
+  }
+  // The exact T must be in lowest terms and agree with its published form.
+  p->attested_tokens = ReducedRatio(num, den);
+  if (!(p->attested_tokens.num == num && p->attested_tokens.den == den)) {
+    return false;
+  }
+  int64_t milli = 0;
+  if (den.is_zero() ? !num.is_zero() || p->attested_milli_tokens != 0
+                    : !RoundHalfUp(num, den, 1, &milli) ||
+                          static_cast<uint64_t>(milli) !=
+                              p->attested_milli_tokens) {
+    return false;
+  }
+  return true;
 }
 
 std::string Hex(std::string_view key) {

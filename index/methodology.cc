@@ -9,89 +9,31 @@
 #include <utility>
 #include <vector>
 
+#include "index/capped_weights.h"
+#include "index/wide_uint.h"
+
 namespace cfx::index {
 namespace {
 
+using internal::WeightFactor;
+using internal::WeightScale;
+
 __extension__ using Uint128 = unsigned __int128;
 
-// Weights are micro-GPU-hours.
+// The explain view shows weights in micro-GPU-hours.
 constexpr int64_t kMicrosPerGpuHour = 1'000'000;
 // Published values and USD per million tokens are multiples of $0.001.
 constexpr int64_t kValueUnit = 1'000;
 // The arithmetic range. A trade outside it is excluded as INVALID, so that
-// every exact product and sum below fits in 128 bits.
+// a trade's q x 4 fits in 64 bits and its q x price and q x tokens in 128
+// (as does their sum over any number of trades a day can hold). Weights
+// and their sums are WideUint: exact at any size.
 constexpr int64_t kMaxTradeGpuHours = 1'000'000'000;
 constexpr int64_t kMaxPriceMicros = 1'000'000'000'000'000;  // $1e9/GPU-hour
 constexpr uint64_t kMaxMilliTokens = 1'000'000'000'000;
 // Level 2 ages weights by 2^(pooled days - 1 - age); no more days than this
-// are pooled, which keeps an aged weight within 64 bits.
+// are pooled.
 constexpr uint32_t kMaxPoolDays = 8;
-
-// ---- 256-bit helpers for the one exact rounding of a capped weight ----
-
-struct U256 {
-  Uint128 hi = 0;
-  Uint128 lo = 0;
-};
-
-U256 Mul(Uint128 a, Uint128 b) {
-  const Uint128 mask = ~uint64_t{0};
-  const Uint128 a0 = a & mask;
-  const Uint128 a1 = a >> 64;
-  const Uint128 b0 = b & mask;
-  const Uint128 b1 = b >> 64;
-  const Uint128 p00 = a0 * b0;
-  const Uint128 p01 = a0 * b1;
-  const Uint128 p10 = a1 * b0;
-  const Uint128 p11 = a1 * b1;
-  const Uint128 mid = (p00 >> 64) + (p01 & mask) + (p10 & mask);
-  U256 out;
-  out.lo = (p00 & mask) | (mid << 64);
-  out.hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
-  return out;
-}
-
-bool Less(const U256& a, const U256& b) {
-  return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
-}
-
-U256 Sub(const U256& a, const U256& b) {
-  U256 out;
-  out.lo = a.lo - b.lo;
-  out.hi = a.hi - b.hi - (a.lo < b.lo ? 1 : 0);
-  return out;
-}
-
-U256 ShiftLeft1(const U256& a) {
-  U256 out;
-  out.hi = (a.hi << 1) | (a.lo >> 127);
-  out.lo = a.lo << 1;
-  return out;
-}
-
-// n / d rounded half-up. REQUIRES: d > 0, d < 2^254 and a quotient below
-// 2^127 (the callers' quotients are at most a trade's micro-GPU-hours).
-Uint128 DivRoundHalfUp(const U256& n, const U256& d) {
-  if (n.hi == 0 && d.hi == 0) {  // the common case: 128 bits suffice
-    const Uint128 q = n.lo / d.lo;
-    const Uint128 r = n.lo % d.lo;
-    return r >= d.lo - r ? q + 1 : q;
-  }
-  U256 rem;
-  Uint128 quot = 0;
-  for (int i = 255; i >= 0; --i) {
-    const Uint128 bit = i >= 128 ? (n.hi >> (i - 128)) & 1 : (n.lo >> i) & 1;
-    rem = ShiftLeft1(rem);
-    rem.lo |= bit;
-    quot <<= 1;
-    if (!Less(rem, d)) {
-      rem = Sub(rem, d);
-      quot |= 1;
-    }
-  }
-  if (!Less(ShiftLeft1(rem), d)) ++quot;
-  return quot;
-}
 
 // ---- The trades of one computation ----
 
@@ -115,7 +57,7 @@ struct Item {
   int64_t price = 0;      // micro-dollars
   uint64_t id = 0;        // trade id
   int64_t gpu_hours = 0;  // q
-  int64_t weight = 0;     // the level's weight, micro-GPU-hours
+  uint32_t cls = 0;       // weight class: index into the level's WeightScale
   uint64_t milli_tokens = 0;
   uint32_t seller = 0;
   uint32_t buyer = 0;
@@ -223,11 +165,12 @@ uint32_t MaxFirm(std::span<const Item> items) {
   return m;
 }
 
-// One day's eligible (with capped weights) and excluded trades, each in
-// price order.
+// One day's eligible and excluded trades, each in price order. An eligible
+// trade weighs q x factors[cls] exactly.
 struct DayTrades {
   std::vector<Item> eligible;
   std::vector<ExcludedTrade> excluded;
+  std::vector<WeightFactor> factors;  // per weight class
 };
 
 bool Invalid(const MethodologyConfig& c, const IndexTrade& t) {
@@ -256,39 +199,6 @@ std::string_view ExclusionReason(const MethodologyConfig& c,
     }
   }
   return {};
-}
-
-// min(1, c Q / Q_x) as a fraction in lowest terms, c = cap_bp / 10,000.
-struct Factor {
-  Uint128 num = 1;
-  Uint128 den = 1;
-  bool one() const { return num == den; }
-};
-
-Factor CapFactor(int64_t cap_bp, Int128 total, Int128 firm) {
-  const Int128 num = static_cast<Int128>(std::max<int64_t>(cap_bp, 0)) * total;
-  const Int128 den = Int128{10'000} * firm;
-  if (num >= den) return {};
-  if (num == 0) return {0, 1};
-  const Uint128 g = Gcd(static_cast<Uint128>(num), static_cast<Uint128>(den));
-  return {static_cast<Uint128>(num) / g, static_cast<Uint128>(den) / g};
-}
-
-// round(q x s x b) half-up, q in micro-GPU-hours, exactly.
-int64_t CappedWeight(int64_t q_micros, const Factor& s, const Factor& b) {
-  const auto q = static_cast<Uint128>(q_micros);
-  if (s.one() && b.one()) return q_micros;
-  Uint128 num;
-  Uint128 den;
-  if (!__builtin_mul_overflow(q, s.num, &num) &&
-      !__builtin_mul_overflow(num, b.num, &num) &&
-      !__builtin_mul_overflow(s.den, b.den, &den)) {
-    const Uint128 quot = num / den;
-    const Uint128 rem = num % den;
-    return static_cast<int64_t>(rem >= den - rem ? quot + 1 : quot);
-  }
-  return static_cast<int64_t>(
-      DivRoundHalfUp(Mul(q * s.num, b.num), Mul(s.den, b.den)));
 }
 
 // The trades of day `in.day - age`: those inside the day's window, split
@@ -351,15 +261,40 @@ DayTrades PrepareDay(const MethodologyConfig& c, const FixingInput& in,
     by_firm[sides[i].first] += item.gpu_hours;
     by_firm[sides[i].second] += item.gpu_hours;
   }
-  std::vector<Factor> factors(by_firm.size());
+  // A class per pair (seller's factor, buyer's factor) that occurs: capped
+  // firms are numbered 1..m, the uncapped share number 0 (factor 1).
+  std::vector<uint32_t> capped(by_firm.size(), 0);
+  std::vector<WeightFactor> firm_factor(1);
   for (std::size_t f = 0; f < by_firm.size(); ++f) {
-    factors[f] = CapFactor(c.cap_bp, total, by_firm[f]);
+    WeightFactor factor =
+        internal::CapFactor(c.cap_bp, static_cast<Uint128>(total),
+                            static_cast<Uint128>(by_firm[f]));
+    if (factor.num == factor.den) continue;
+    capped[f] = static_cast<uint32_t>(firm_factor.size());
+    firm_factor.push_back(std::move(factor));
   }
+  const uint64_t m1 = firm_factor.size();
+  constexpr uint32_t kNoClass = ~uint32_t{0};
+  constexpr uint64_t kDenseClasses = uint64_t{1} << 16;
+  std::vector<uint32_t> dense(m1 * m1 <= kDenseClasses ? m1 * m1 : 0,
+                              kNoClass);
+  std::unordered_map<uint64_t, uint32_t> sparse;
   for (std::size_t i = 0; i < out.eligible.size(); ++i) {
-    Item& item = out.eligible[i];
-    item.weight =
-        CappedWeight(item.gpu_hours * kMicrosPerGpuHour,
-                     factors[sides[i].first], factors[sides[i].second]);
+    const uint32_t s = capped[sides[i].first];
+    const uint32_t b = capped[sides[i].second];
+    const uint64_t key = s * m1 + b;
+    uint32_t* cls = nullptr;
+    if (!dense.empty()) {
+      cls = &dense[key];
+    } else {
+      cls = &sparse.try_emplace(key, kNoClass).first->second;
+    }
+    if (*cls == kNoClass) {
+      *cls = static_cast<uint32_t>(out.factors.size());
+      out.factors.push_back(
+          internal::ClassFactor(firm_factor[s], firm_factor[b]));
+    }
+    out.eligible[i].cls = *cls;
   }
   return out;
 }
@@ -414,42 +349,75 @@ std::string Shortfall(const MethodologyConfig& c, const Summary& s) {
   return out;
 }
 
-Int128 TotalWeight(std::span<const Item> items) {
-  Int128 total = 0;
-  for (const Item& item : items) total += item.weight;
-  return total;
+// trade j's exact weight x `times` (4 at most) added to `acc`, on the
+// level's scale.
+void AddWeight(const WeightScale& w, const Item& item, uint64_t times,
+               WideUint* acc) {
+  acc->AddMul(w.scaled[item.cls], static_cast<uint64_t>(item.gpu_hours) * times);
+}
+
+// Σ w_j x f(item_j) on the level's scale, f(item) an exact 128-bit integer
+// of the trade (q, q x price, ...): summed per weight class first, so that
+// each class costs one wide product.
+template <typename F>
+WideUint SumByClass(std::span<const Item> items, const WeightScale& w, F f) {
+  std::vector<Uint128> sums(w.scaled.size(), 0);
+  for (const Item& item : items) sums[item.cls] += f(item);
+  WideUint out;
+  for (std::size_t k = 0; k < sums.size(); ++k) {
+    if (sums[k] != 0) out.Add(w.scaled[k] * WideUint(sums[k]));
+  }
+  return out;
+}
+
+WideUint TotalWeight(std::span<const Item> items, const WeightScale& w) {
+  return SumByClass(items, w, [](const Item& item) {
+    return static_cast<Uint128>(item.gpu_hours);
+  });
+}
+
+// An exact weight quantity (on the level's scale) in micro-GPU-hours,
+// rounded half-up: the explain view's figure.
+int64_t DisplayMicros(const WideUint& scaled, const WeightScale& w) {
+  WideUint num = scaled;
+  num = num * WideUint(static_cast<Uint128>(kMicrosPerGpuHour));
+  int64_t out = 0;
+  return RoundHalfUp(num, w.denominator, 1, &out) ? out : INT64_MAX;
 }
 
 // The median rule at num/den over `items` in price order: the first i with
-// den x cum_i >= num x total; on equality, the mean with the next price.
-// Returns twice the price, so that a mean of two prices stays exact.
+// den x cum_i >= num x total, exactly; on equality, the mean with the next
+// price. Returns twice the price, so that a mean of two prices stays exact.
 // REQUIRES: total = the items' total weight > 0.
-Int128 TwiceQuantile(std::span<const Item> items, Int128 total, int64_t num,
-                     int64_t den) {
-  Int128 cum = 0;
-  const Int128 rhs = num * total;
+Int128 TwiceQuantile(std::span<const Item> items, const WeightScale& w,
+                     const WideUint& total, uint64_t num, uint64_t den) {
+  WideUint rhs;
+  rhs.AddMul(total, num);
+  WideUint cum;  // den x the cumulative weight
   for (std::size_t i = 0; i < items.size(); ++i) {
-    cum += items[i].weight;
-    const Int128 lhs = den * cum;
-    if (lhs < rhs) continue;
+    AddWeight(w, items[i], den, &cum);
+    const int cmp = Compare(cum, rhs);
+    if (cmp < 0) continue;
     const Int128 p = items[i].price;
-    if (lhs == rhs && i + 1 < items.size()) return p + items[i + 1].price;
+    if (cmp == 0 && i + 1 < items.size()) return p + items[i + 1].price;
     return 2 * p;
   }
   return items.empty() ? 0 : 2 * Int128{items.back().price};
 }
 
-// T: the weight-average of the sellers' attested throughput over the
-// trades that have one; 0 when none has.
-uint64_t AttestedMilliTokens(std::span<const Item> items) {
-  Int128 num = 0;
-  Int128 den = 0;
-  for (const Item& item : items) {
-    if (item.milli_tokens == 0) continue;
-    num += Int128{item.weight} * static_cast<Int128>(item.milli_tokens);
-    den += item.weight;
-  }
-  return den > 0 ? static_cast<uint64_t>(RoundHalfUp(num, den, 1)) : 0;
+// T exactly: the weight-average of the sellers' attested throughput over
+// the trades that have one, in lowest terms; none when no trade has one.
+// The level's common denominator cancels.
+ExactRatio AttestedTokens(std::span<const Item> items, const WeightScale& w) {
+  ExactRatio t;
+  t.num = SumByClass(items, w, [](const Item& item) {
+    return static_cast<Uint128>(item.gpu_hours) * item.milli_tokens;
+  });
+  t.den = SumByClass(items, w, [](const Item& item) {
+    return item.milli_tokens == 0 ? Uint128{0}
+                                  : static_cast<Uint128>(item.gpu_hours);
+  });
+  return ReducedRatio(std::move(t.num), std::move(t.den));
 }
 
 // The ids of `items`, ascending. The items point into in.days, whose spans
@@ -481,24 +449,26 @@ std::vector<uint64_t> AscendingIds(const FixingInput& in,
 
 // Fills the published description of a level's input set (in price
 // order, with the level's weights).
-void Describe(const FixingInput& in, std::span<const Item> items, Print* p) {
+void Describe(const FixingInput& in, std::span<const Item> items,
+              const WeightScale& w, Print* p) {
   const Summary s = Summarize(items);
   p->trade_count = s.trades;
   p->sellers = s.sellers;
   p->buyers = s.buyers;
   p->gpu_hours = s.gpu_hours;
-  const Int128 total = TotalWeight(items);
-  if (total > 0) {
-    p->p25_micros = RoundHalfUp(TwiceQuantile(items, total, 1, 4), 2, 1);
-    p->p75_micros = RoundHalfUp(TwiceQuantile(items, total, 3, 4), 2, 1);
+  const WideUint total = TotalWeight(items, w);
+  if (!total.is_zero()) {
+    p->p25_micros = RoundHalfUp(TwiceQuantile(items, w, total, 1, 4), 2, 1);
+    p->p75_micros = RoundHalfUp(TwiceQuantile(items, w, total, 3, 4), 2, 1);
   }
   p->trade_ids = AscendingIds(in, items);
-  p->attested_milli_tokens = AttestedMilliTokens(items);
+  p->attested_tokens = AttestedTokens(items, w);
 }
 
 // The explanation's list of contributing trades; nothing when `ex` is null.
-// kept4[i] is items[i]'s kept weight x 4 (1b/2), or empty (1a).
-void ListContributing(std::span<const Item> items,
+// kept4[i] is items[i]'s kept weight x 4 in micro-GPU-hours (1b/2), or
+// empty (1a).
+void ListContributing(std::span<const Item> items, const WeightScale& w,
                       std::span<const int64_t> kept4, Explanation* ex) {
   if (ex == nullptr) return;
   std::vector<std::size_t> order(items.size());
@@ -514,7 +484,9 @@ void ListContributing(std::span<const Item> items,
     t.trade = *item.trade;
     t.age = item.age;
     t.gpu_hours = item.gpu_hours;
-    t.weight = item.weight;
+    WideUint weight;
+    AddWeight(w, item, 1, &weight);
+    t.weight = DisplayMicros(weight, w);
     t.kept_weight = kept4.empty() ? 0 : kept4[i];
     t.partition = item.partition;
     ex->trades.push_back(t);
@@ -527,24 +499,24 @@ void ListContributing(std::span<const Item> items,
 // false, with the reason in `note`, when too few partitions qualify.
 // `eligible` is day d's, in price order, with partitions. `ex` may be null.
 bool Level1a(const MethodologyConfig& c, const FixingInput& in,
-             const std::vector<Item>& eligible, Print* p, Explanation* ex,
-             std::string* note) {
+             const std::vector<Item>& eligible, const WeightScale& w, Print* p,
+             Explanation* ex, std::string* note) {
   const uint32_t n_parts = c.partitions;
   const std::size_t slots = std::size_t{n_parts} + 1;
   // Per partition k (1-based): trades, total weight, and whether it counts.
   std::vector<uint32_t> trades(slots, 0);
-  std::vector<Int128> totals(slots, 0);
+  std::vector<WideUint> totals(slots);
   if (n_parts > 0) {
     for (const Item& item : eligible) {
       ++trades[item.partition];
-      totals[item.partition] += item.weight;
+      AddWeight(w, item, 1, &totals[item.partition]);
     }
   }
   const uint32_t min_trades = std::max<uint32_t>(c.min_partition_trades, 1);
   std::vector<bool> qualifies(slots, false);
   uint32_t count = 0;
   for (uint32_t k = 1; k <= n_parts; ++k) {
-    qualifies[k] = trades[k] >= min_trades && totals[k] > 0;
+    qualifies[k] = trades[k] >= min_trades && !totals[k].is_zero();
     if (qualifies[k]) ++count;
   }
   if (count < std::max<uint32_t>(c.min_partitions, 1)) {
@@ -555,11 +527,11 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   }
 
   // Each partition's median in one pass over the price order: the first
-  // trade with 2 x cum >= total, on equality the mean with the partition's
-  // next price (TwiceQuantile at 1/2).
+  // trade with 2 x cum >= total, exactly; on equality the mean with the
+  // partition's next price (TwiceQuantile at 1/2).
   enum : uint8_t { kSearching, kPending, kDone };
   std::vector<uint8_t> state(slots, kSearching);
-  std::vector<Int128> cum(slots, 0);
+  std::vector<WideUint> cum2(slots);
   std::vector<Int128> twice(slots, 0);
   uint32_t remaining = count;
   for (std::size_t i = 0; i < eligible.size() && remaining > 0; ++i) {
@@ -572,10 +544,10 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
       --remaining;
       continue;
     }
-    cum[k] += item.weight;
-    const Int128 lhs = 2 * cum[k];
-    if (lhs < totals[k]) continue;
-    if (lhs == totals[k]) {
+    AddWeight(w, item, 2, &cum2[k]);
+    const int cmp = Compare(cum2[k], totals[k]);
+    if (cmp < 0) continue;
+    if (cmp == 0) {
       twice[k] = item.price;  // the next price of k is added to it
       state[k] = kPending;
     } else {
@@ -609,56 +581,108 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   p->has_value = true;
   p->value_micros = RoundHalfUp(twice_sum, 2 * Int128{count}, kValueUnit);
   p->partitions_used = mask;
-  Describe(in, used, p);
-  ListContributing(used, {}, ex);
+  Describe(in, used, w, p);
+  ListContributing(used, w, {}, ex);
   if (ex != nullptr) ex->partitions = std::move(values);
   return true;
 }
 
 // 1b and Level 2: the volume-weighted mean of the central half of the
-// weight, boundary trades split pro rata. `items` are in price order with
-// the level's weights. Returns false with a note when there is no weight.
-// `ex` may be null.
+// weight, boundary trades split pro rata, exactly. `items` are in price
+// order with the level's weights. Returns false with a note when there is
+// no weight. `ex` may be null.
 bool TrimmedMean(Level level, const FixingInput& in, std::vector<Item>& items,
-                 Print* p, Explanation* ex, std::string* note) {
-  const Int128 total = TotalWeight(items);
-  if (total <= 0) {
+                 const WeightScale& w, Print* p, Explanation* ex,
+                 std::string* note) {
+  const WideUint total = TotalWeight(items, w);
+  if (total.is_zero()) {
     *note = std::string(LevelName(level)) + ": total weight 0";
     return false;
   }
-  // In units of a quarter of a weight unit the cut points W/4 and 3W/4 are
-  // the integers W and 3W.
-  Int128 cum4 = 0;
-  Int128 sum = 0;
-  std::vector<int64_t> kept4(ex != nullptr ? items.size() : 0);
+  // In quarter units the cut points W/4 and 3W/4 are W and 3W. A trade
+  // wholly inside [W, 3W] keeps its whole weight, summed per class as
+  // q x price; the few that straddle a cut keep a part, summed directly.
+  WideUint low = total;
+  WideUint high;
+  high.AddMul(total, 3);
+  WideUint cum4;
+  WideUint split_sum;  // Σ kept x 4 x price over the straddling trades
+  std::vector<Uint128> inside(w.scaled.size(), 0);  // Σ q x price per class
+  std::vector<int64_t> kept4(ex != nullptr ? items.size() : 0, 0);
+  // Whether the cumulative weight before the trade, from4, is >= W; while
+  // it is not, from4 is kept.
+  bool from_past_low = false;
+  WideUint from4;
+  for (Item& item : items) item.partition = 0;  // partitions are 1a's
   for (std::size_t i = 0; i < items.size(); ++i) {
-    Item& item = items[i];
-    item.partition = 0;  // partitions are 1a's
-    const Int128 from = cum4;
-    cum4 += 4 * Int128{item.weight};
-    const Int128 kept =
-        std::max<Int128>(0, std::min(cum4, 3 * total) - std::max(from, total));
-    if (!kept4.empty()) kept4[i] = static_cast<int64_t>(kept);
-    sum += kept * item.price;
+    const Item& item = items[i];
+    if (!from_past_low) from4 = cum4;
+    AddWeight(w, item, 4, &cum4);
+    if (Compare(cum4, low) <= 0) continue;  // wholly below W/4
+    const bool to_within_high = Compare(cum4, high) <= 0;
+    if (from_past_low && to_within_high) {
+      inside[item.cls] += static_cast<Uint128>(item.gpu_hours) *
+                          static_cast<Uint128>(item.price);
+      if (!kept4.empty()) {
+        WideUint k;
+        AddWeight(w, item, 4, &k);
+        kept4[i] = DisplayMicros(k, w);
+      }
+      continue;
+    }
+    // A trade across a cut: kept = min(cum, 3W) - max(from, W).
+    WideUint kept = to_within_high ? cum4 : high;
+    if (from_past_low) {
+      WideUint from = cum4;
+      WideUint weight4;
+      AddWeight(w, item, 4, &weight4);
+      from.Sub(weight4);
+      kept.Sub(from);
+    } else {
+      kept.Sub(Compare(from4, low) >= 0 ? from4 : low);
+    }
+    split_sum.AddMul(kept, static_cast<uint64_t>(item.price));
+    if (!kept4.empty()) kept4[i] = DisplayMicros(kept, w);
+    from_past_low = true;
+    if (!to_within_high) break;  // the rest are wholly above 3W/4
   }
   // value = Σ (kept4 / 4) x p / (W / 2) = Σ kept4 x p / (2 W).
+  WideUint sum = split_sum;
+  for (std::size_t k = 0; k < inside.size(); ++k) {
+    if (inside[k] != 0) sum.Add(w.scaled[k] * WideUint(inside[k] * 4));
+  }
+  WideUint den;
+  den.AddMul(total, 2);
   p->level = level;
   p->has_value = true;
-  p->value_micros = RoundHalfUp(sum, 2 * total, kValueUnit);
-  Describe(in, items, p);
-  ListContributing(items, kept4, ex);
+  if (!RoundHalfUp(sum, den, kValueUnit, &p->value_micros)) {
+    p->value_micros = 0;  // unreachable: the value is within the prices
+  }
+  Describe(in, items, w, p);
+  ListContributing(items, w, kept4, ex);
   return true;
 }
 
 void SetUsdPerMillionTokens(Print* p) {
-  p->has_upm = p->has_value && p->attested_milli_tokens > 0;
+  const ExactRatio& t = p->attested_tokens;
+  p->attested_milli_tokens = 0;
+  p->has_upm = false;
   p->usd_per_million_tokens_micros = 0;
-  if (!p->has_upm) return;
-  // USD/GPU-hour x 10^6 / (3,600 x tokens/s/GPU); T is in thousandths.
-  p->usd_per_million_tokens_micros =
-      RoundHalfUp(Int128{p->value_micros} * 1'000'000'000,
-                  Int128{3'600} * static_cast<Int128>(p->attested_milli_tokens),
-                  kValueUnit);
+  if (t.den.is_zero() || t.num.is_zero()) return;
+  int64_t milli = 0;
+  if (RoundHalfUp(t.num, t.den, 1, &milli)) {
+    p->attested_milli_tokens = static_cast<uint64_t>(milli);
+  }
+  if (!p->has_value || p->value_micros <= 0) return;
+  // USD/GPU-hour x 10^6 / (3,600 x tokens/s/GPU), T = num / den
+  // thousandths: value x 10^9 x den / (3,600 x num), rounded once.
+  WideUint num = t.den;
+  num = num * WideUint(static_cast<Uint128>(p->value_micros) * 1'000'000'000);
+  WideUint den = t.num;
+  den = den * WideUint(3'600);
+  p->has_upm =
+      RoundHalfUp(num, den, kValueUnit, &p->usd_per_million_tokens_micros);
+  if (!p->has_upm) p->usd_per_million_tokens_micros = 0;
 }
 
 }  // namespace
@@ -691,6 +715,15 @@ int64_t MethodologyConfig::DayOf(int64_t ts_ns) const {
   return static_cast<int64_t>(q + 1);
 }
 
+ExactRatio ReducedRatio(WideUint num, WideUint den) {
+  ExactRatio r;
+  if (den.is_zero()) return r;
+  const WideUint g = Gcd(num, den);
+  WideUint::DivMod(num, g, &r.num, nullptr);
+  WideUint::DivMod(den, g, &r.den, nullptr);
+  return r;
+}
+
 int64_t RoundHalfUp(Int128 num, Int128 den, int64_t unit) {
   if (den <= 0 || unit <= 0) return 0;
   const Int128 d = den * unit;
@@ -721,11 +754,12 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
   const std::string shortfall = Shortfall(config, Summarize(days[0].eligible));
   if (shortfall.empty()) {
     std::string note;
-    done = Level1a(config, input, days[0].eligible, &p, listing, &note);
+    const WeightScale w = internal::CommonScale(days[0].factors);
+    done = Level1a(config, input, days[0].eligible, w, &p, listing, &note);
     if (!done) {
       ex.notes.push_back(std::move(note));
-      done =
-          TrimmedMean(Level::k1b, input, days[0].eligible, &p, listing, &note);
+      done = TrimmedMean(Level::k1b, input, days[0].eligible, w, &p, listing,
+                         &note);
       if (!done) ex.notes.push_back(std::move(note));
     }
   } else {
@@ -736,19 +770,27 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
       days.push_back(PrepareDay(config, input, a));
     }
     if (n > 0) {
+      // One list of weight classes for the pool: each day's, x 0.5^age
+      // up to the common factor 2^(n - 1).
       std::vector<Item> pool;
-      for (const DayTrades& day : days) {
-        for (Item item : day.eligible) {
-          // x 0.5^age, up to the common factor 2^(n - 1).
-          item.weight <<= n - 1 - item.age;
+      std::vector<WeightFactor> factors;
+      for (uint32_t a = 0; a < days.size(); ++a) {
+        const auto offset = static_cast<uint32_t>(factors.size());
+        for (Item item : days[a].eligible) {
+          item.cls += offset;
           pool.push_back(item);
+        }
+        for (const WeightFactor& f : days[a].factors) {
+          factors.push_back(f);
+          factors.back().num.ShiftLeft(n - 1 - a);
         }
       }
       std::sort(pool.begin(), pool.end(), ItemPriceOrder);
       const std::string pool_shortfall = Shortfall(config, Summarize(pool));
       if (pool_shortfall.empty()) {
         std::string note;
-        done = TrimmedMean(Level::k2, input, pool, &p, listing, &note);
+        const WeightScale w = internal::CommonScale(factors);
+        done = TrimmedMean(Level::k2, input, pool, w, &p, listing, &note);
         if (!done) ex.notes.push_back(std::move(note));
       } else {
         ex.notes.push_back("2: " + pool_shortfall);
@@ -799,8 +841,8 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
     p.value_micros = p.has_value ? prev->value_micros : 0;
     p.carry_run = (prev != nullptr ? prev->carry_run : 0) + 1;
   }
-  if (!FromTrades(p.level)) {
-    p.attested_milli_tokens = prev != nullptr ? prev->attested_milli_tokens : 0;
+  if (!FromTrades(p.level) && prev != nullptr) {
+    p.attested_tokens = prev->attested_tokens;
   }
   SetUsdPerMillionTokens(&p);
 

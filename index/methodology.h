@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "index/wide_uint.h"
+
 namespace cfx::index {
 
 // The CFX-<grade> index methodology (DESIGN.md §4, published as
@@ -13,12 +15,24 @@ namespace cfx::index {
 // same print, byte for byte, whatever the order of the trades.
 //
 // Money is integer micro-dollars; published values are rounded half-up to
-// $0.001 (1,000 micro-dollars). Weights are integer micro-GPU-hours, each
-// capped weight rounded half-up once; every sum, comparison and division
-// after that is exact integer arithmetic.
+// $0.001 (1,000 micro-dollars). Everything before publication is exact:
+// capped weights are exact fractions (index/capped_weights.h), put on one
+// integer scale per level, and every sum, comparison, median tie test,
+// trimmed mean and T is exact integer arithmetic (WideUint). Each published
+// figure is rounded once.
 
-// Exact intermediate products (weights x prices) need 128 bits.
 __extension__ using Int128 = __int128;
+
+// A non-negative rational num / den in lowest terms; den = 0 (and num = 0)
+// when there is none.
+struct ExactRatio {
+  WideUint num;
+  WideUint den;
+  bool known() const { return !den.is_zero(); }
+  friend bool operator==(const ExactRatio&, const ExactRatio&) = default;
+};
+// num / den in lowest terms; none when den = 0.
+ExactRatio ReducedRatio(WideUint num, WideUint den);
 
 inline constexpr int64_t kNanosPerSecond = 1'000'000'000;
 inline constexpr int64_t kNanosPerDay = 86'400 * kNanosPerSecond;
@@ -117,12 +131,17 @@ struct Print {
   int64_t p25_micros = 0;  // volume-weighted, the median rule at 1/4 and 3/4
   int64_t p75_micros = 0;
   uint32_t partitions_used = 0;  // 1a: bit k-1 set = partition k used
-  // USD per million output tokens, rounded half-up to $0.001; has_upm =
+  // USD per million output tokens = value x 10^6 / (3,600 x T), from the
+  // published value and the exact T, rounded half-up to $0.001; has_upm =
   // false when no attested throughput is known.
   bool has_upm = false;
   int64_t usd_per_million_tokens_micros = 0;
-  // T: the level's weight-average of the sellers' attested tokens/s/GPU
-  // (thousandths, rounded half-up); carried by 3, 4 and DISRUPTED.
+  // T: the level's weight-average of the sellers' attested tokens/s/GPU,
+  // exactly, in thousandths (num / den); carried by 3, 4 and DISRUPTED
+  // (none when no print had one).
+  ExactRatio attested_tokens;
+  // T as published: attested_tokens rounded half-up to a thousandth (0 =
+  // none). Derived: ComputeFixing sets it from attested_tokens.
   uint64_t attested_milli_tokens = 0;
   // Consecutive prints at 4 or DISRUPTED ending with this one (0 at 1a-3).
   uint32_t carry_run = 0;
@@ -156,10 +175,12 @@ struct ContributingTrade {
   IndexTrade trade;
   int64_t age = 0;        // 0 = day d, 1 = d - 1, ...
   int64_t gpu_hours = 0;  // q
-  int64_t weight = 0;     // capped (and aged) weight, micro-GPU-hours
-  // 1b/2: the part of `weight` kept after trimming, x 4 (quarter
-  // micro-GPU-hours, so that it is exact): value = Σ kept_weight x price /
-  // (2 x Σ weight). 0 for 1a.
+  // The capped (and aged) weight in micro-GPU-hours, rounded half-up for
+  // the view: the computation uses it exactly.
+  int64_t weight = 0;
+  // 1b/2: the part of the weight kept after trimming, x 4, in
+  // micro-GPU-hours rounded half-up for the view (exactly: value =
+  // Σ kept x 4 x price / (2 x Σ weight)). 0 for 1a.
   int64_t kept_weight = 0;
   uint32_t partition = 0;  // 1-6 (1a), 0 otherwise
 };
@@ -193,6 +214,7 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
                     Explanation* explain);
 
 // Half-up rounding of num/den (den > 0, num >= 0) to a multiple of `unit`.
+// (WideUint's RoundHalfUp does the same for wider values.)
 int64_t RoundHalfUp(Int128 num, Int128 den, int64_t unit);
 
 }  // namespace cfx::index

@@ -82,7 +82,10 @@ struct RandomCase {
       prev[a].has_value = pick(0, 8) != 0;
       prev[a].value_micros = 1'000 * pick(4'000, 7'000);
       prev[a].carry_run = static_cast<uint32_t>(pick(0, 4));
-      prev[a].attested_milli_tokens = static_cast<uint64_t>(pick(0, 300'000));
+      // An exact T, sometimes with a fraction of a thousandth.
+      prev[a].attested_tokens = ReducedRatio(
+          WideUint(static_cast<uint64_t>(pick(0, 300'000'000))),
+          WideUint(static_cast<uint64_t>(pick(0, 3) == 0 ? 0 : pick(1, 1'000))));
     }
     has_other = pick(0, 1) == 0;
     other_today.level = static_cast<Level>(pick(1, 6));

@@ -52,6 +52,8 @@ Print PrintAt(Level level, int64_t value_micros, uint32_t carry_run = 0,
   p.value_micros = value_micros;
   p.carry_run = carry_run;
   p.attested_milli_tokens = attested_milli_tokens;
+  p.attested_tokens = ReducedRatio(WideUint(attested_milli_tokens),
+                                   WideUint(attested_milli_tokens != 0));
   return p;
 }
 
@@ -469,6 +471,100 @@ TEST(Methodology, MedianOnExactlyHalfTheWeightAveragesTwoPrices) {
   EXPECT_EQ(p.gpu_hours, 18 * 192);
   EXPECT_EQ(p.p25_micros, 2'000'000);
   EXPECT_EQ(p.p75_micros, 2'010'000);
+}
+
+// 24 lots (Q = 4,608 GPU-hours) over partitions 1-5. S1 sells 11 lots
+// (46 %), above the cap: f(S1) = 0.30 x 24 / 11 = 36/55. Every other firm
+// holds at most 6 lots (0.30 x 24 = 7.2): factor 1. In partition 1 all
+// three trades are S1's, so the median tie there is exact, and exact only
+// without rounding the weights on the way.
+Case CappedTieDay() {
+  Case c;
+  auto& d = c.days[0];
+  //           id  price       lots  S  B    partition
+  d.push_back(Trade(1, Cents(200), 2, 1, 11, 1));
+  d.push_back(Trade(2, Cents(203), 1, 1, 12, 1));
+  d.push_back(Trade(3, Cents(210), 1, 1, 13, 1));
+  d.push_back(Trade(4, Cents(220), 2, 2, 11, 2));
+  d.push_back(Trade(5, Cents(230), 3, 1, 14, 2));
+  d.push_back(Trade(6, Cents(210), 2, 3, 12, 3));
+  d.push_back(Trade(7, Cents(220), 2, 1, 13, 3));
+  d.push_back(Trade(8, Cents(240), 2, 2, 14, 4));
+  d.push_back(Trade(9, Cents(250), 1, 3, 11, 4));
+  d.push_back(Trade(10, Cents(260), 2, 1, 12, 4));
+  d.push_back(Trade(11, Cents(230), 6, 4, 15, 5));  // alone: P5 not used
+  return c;
+}
+
+TEST(Methodology, MedianTieOfCappedWeightsIsExact) {
+  Explanation ex;
+  const Print p = CappedTieDay().Run(&ex);
+  // P1, exact weights: #1 384 x 36/55 = 13,824/55 GPU-hours, #2 and #3
+  // 192 x 36/55 = 6,912/55 each; W_1 = 27,648/55 and cum_1 = 13,824/55 =
+  // W_1 / 2 exactly -> (2.00 + 2.03) / 2 = 2.015.
+  // (Rounded to 10^-6 GPU-hour first, #1 would weigh 251.345455 and #2, #3
+  // 125.672727 each: 2 x 251.345455 = 502.69091 > W_1 = 502.690909, and
+  // the median would be 2.00.)
+  // P2: #4 2.20 (384), #5 2.30 (576 x 36/55 = 377.02): 768 > 761.02 -> 2.20.
+  // P3: #6 2.10 (384), #7 2.20 (251.35): 768 > 635.35 -> 2.10.
+  // P4: #8 2.40 (384), #9 2.50 (192), #10 2.60 (251.35), W = 827.35:
+  //   768 < W, 1,152 > W -> 2.50.
+  // I = (2.015 + 2.20 + 2.10 + 2.50) / 4 = 8.815 / 4 = 2.20375 -> 2.204
+  // (with rounded weights: 8.80 / 4 = 2.200, $0.004 low).
+  ASSERT_EQ(p.level, Level::k1a);
+  EXPECT_EQ(p.partitions_used, 0b1111u);
+  ASSERT_EQ(ex.partitions.size(), 4u);
+  EXPECT_EQ(ex.partitions[0].vwm_micros, 2'015'000);
+  EXPECT_EQ(ex.partitions[1].vwm_micros, 2'200'000);
+  EXPECT_EQ(ex.partitions[2].vwm_micros, 2'100'000);
+  EXPECT_EQ(ex.partitions[3].vwm_micros, 2'500'000);
+  EXPECT_EQ(p.value_micros, 2'204'000);
+  // The input set, trades 1-10, W = 13,632/5 = 2,726.4 GPU-hours; 4 x cum
+  // / W in price order: #1 0.37, #2 0.55, #3 0.74, #6 1.30 (p25 = 2.10),
+  // #4 1.86, #7 2.23, #5 2.79, #8 3.35 (p75 = 2.40).
+  EXPECT_EQ(p.p25_micros, 2'100'000);
+  EXPECT_EQ(p.p75_micros, 2'400'000);
+  // The explain view shows the exact weights rounded for display.
+  ASSERT_EQ(ex.trades.size(), 10u);
+  EXPECT_EQ(ex.trades[0].trade.trade_id, 1u);
+  EXPECT_EQ(ex.trades[0].weight, 251'345'455);  // 251.3454545...
+  EXPECT_EQ(ex.trades[1].weight, 125'672'727);  // 125.6727272...
+}
+
+TEST(Methodology, UsdPerMillionTokensUsesTheExactT) {
+  // Level1bDay's value is 2.155 (uncapped weights: lots). S1 (6 of 22
+  // lots) is attested at 240.508 tokens/s/GPU, S2-S4 (16 lots) at 250.000.
+  Case c = Level1bDay();
+  for (IndexTrade& t : c.days[0]) {
+    t.seller_milli_tokens = t.seller == 1 ? 240'508 : 250'000;
+  }
+  const Print p = c.Run();
+  ASSERT_EQ(p.value_micros, 2'155'000);
+  // T = (6 x 240,508 + 16 x 250,000) / 22 = 5,443,048 / 22
+  //   = 2,721,524 / 11 = 247,411.2727... thousandths, published 247.411.
+  EXPECT_EQ(p.attested_tokens,
+            ReducedRatio(WideUint(5'443'048), WideUint(22)));
+  EXPECT_EQ(p.attested_tokens.num, WideUint(2'721'524));
+  EXPECT_EQ(p.attested_tokens.den, WideUint(11));
+  EXPECT_EQ(p.attested_milli_tokens, 247'411u);
+  // 2.155 x 10^6 / (3,600 x 247.4112727...) = 2.4194981... -> 2.419.
+  // (With T rounded to 247.411 first: 2.4195008... -> 2.420.)
+  EXPECT_TRUE(p.has_upm);
+  EXPECT_EQ(p.usd_per_million_tokens_micros, 2'419'000);
+}
+
+TEST(Methodology, CarriedTIsExact) {
+  // The previous print's T is 2,721,524 / 11 thousandths (247.411 as
+  // published); Level 4 carries both the value 2.155 and the exact T.
+  Print prev = PrintAt(Level::k1b, 2'155'000, 0, 247'411);
+  prev.attested_tokens = ReducedRatio(WideUint(2'721'524), WideUint(11));
+  Case c;
+  c.prev[0] = &prev;
+  const Print p = c.Run();
+  ASSERT_EQ(p.level, Level::k4);
+  EXPECT_EQ(p.attested_tokens, prev.attested_tokens);
+  EXPECT_EQ(p.attested_milli_tokens, 247'411u);
+  EXPECT_EQ(p.usd_per_million_tokens_micros, 2'419'000);  // not 2.420
 }
 
 TEST(Methodology, ValueRoundsHalfUpToATenthOfACent) {

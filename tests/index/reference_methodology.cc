@@ -8,92 +8,45 @@
 #include <utility>
 #include <vector>
 
-// The first, plainly written implementation of the methodology, kept as the
+#include "tests/index/reference_rational.h"
+
+// A plainly written implementation of the methodology, kept as the
 // reference that index/methodology.cc is compared with on random inputs.
-// It copies, sorts and maps freely; only its results matter.
+// It copies, sorts and maps freely, and computes every weight, sum and
+// ratio as a fraction in lowest terms (reference_rational.h, its own
+// arithmetic), straight from DESIGN.md §4: nothing is rounded before a
+// published figure. Only its results matter.
 
 namespace cfx::index::reference {
 namespace {
 
-__extension__ using Uint128 = unsigned __int128;
-
-// Weights are micro-GPU-hours.
+// The explain view shows weights in micro-GPU-hours.
 constexpr int64_t kMicrosPerGpuHour = 1'000'000;
 // Published values and USD per million tokens are multiples of $0.001.
 constexpr int64_t kValueUnit = 1'000;
-// The arithmetic range. A trade outside it is excluded as INVALID, so that
-// every exact product and sum below fits in 128 bits.
+// The arithmetic range: a trade outside it is excluded as INVALID.
 constexpr int64_t kMaxTradeGpuHours = 1'000'000'000;
 constexpr int64_t kMaxPriceMicros = 1'000'000'000'000'000;  // $1e9/GPU-hour
 constexpr uint64_t kMaxMilliTokens = 1'000'000'000'000;
-// Level 2 ages weights by 2^(pooled days - 1 - age); no more days than this
-// are pooled, which keeps an aged weight within 64 bits.
+// Level 2 pools at most this many days.
 constexpr uint32_t kMaxPoolDays = 8;
 
-// ---- 256-bit helpers for the one exact rounding of a capped weight ----
-
-struct U256 {
-  Uint128 hi = 0;
-  Uint128 lo = 0;
-};
-
-U256 Mul(Uint128 a, Uint128 b) {
-  const Uint128 mask = ~uint64_t{0};
-  const Uint128 a0 = a & mask;
-  const Uint128 a1 = a >> 64;
-  const Uint128 b0 = b & mask;
-  const Uint128 b1 = b >> 64;
-  const Uint128 p00 = a0 * b0;
-  const Uint128 p01 = a0 * b1;
-  const Uint128 p10 = a1 * b0;
-  const Uint128 p11 = a1 * b1;
-  const Uint128 mid = (p00 >> 64) + (p01 & mask) + (p10 & mask);
-  U256 out;
-  out.lo = (p00 & mask) | (mid << 64);
-  out.hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
-  return out;
+// Half of twice a price (a mean of two prices), half-up to a micro-dollar.
+int64_t Half(Int128 twice) {
+  return Frac(static_cast<uint64_t>(twice), 2).RoundHalfUp(1);
 }
 
-bool Less(const U256& a, const U256& b) {
-  return a.hi != b.hi ? a.hi < b.hi : a.lo < b.lo;
-}
-
-U256 Sub(const U256& a, const U256& b) {
-  U256 out;
-  out.lo = a.lo - b.lo;
-  out.hi = a.hi - b.hi - (a.lo < b.lo ? 1 : 0);
-  return out;
-}
-
-U256 ShiftLeft1(const U256& a) {
-  U256 out;
-  out.hi = (a.hi << 1) | (a.lo >> 127);
-  out.lo = a.lo << 1;
-  return out;
-}
-
-// n / d rounded half-up. REQUIRES: d > 0, d < 2^254 and a quotient below
-// 2^127 (the callers' quotients are at most a trade's micro-GPU-hours).
-Uint128 DivRoundHalfUp(const U256& n, const U256& d) {
-  if (n.hi == 0 && d.hi == 0) {  // the common case: 128 bits suffice
-    const Uint128 q = n.lo / d.lo;
-    const Uint128 r = n.lo % d.lo;
-    return r >= d.lo - r ? q + 1 : q;
+std::string Name(Level level) {
+  switch (level) {
+    case Level::k1a: return "1a";
+    case Level::k1b: return "1b";
+    case Level::k2: return "2";
+    default: return "?";
   }
-  U256 rem;
-  Uint128 quot = 0;
-  for (int i = 255; i >= 0; --i) {
-    const Uint128 bit = i >= 128 ? (n.hi >> (i - 128)) & 1 : (n.lo >> i) & 1;
-    rem = ShiftLeft1(rem);
-    rem.lo |= bit;
-    quot <<= 1;
-    if (!Less(rem, d)) {
-      rem = Sub(rem, d);
-      quot |= 1;
-    }
-  }
-  if (!Less(ShiftLeft1(rem), d)) ++quot;
-  return quot;
+}
+
+bool BuiltFromTrades(Level l) {
+  return l == Level::k1a || l == Level::k1b || l == Level::k2;
 }
 
 // ---- The trades of one computation ----
@@ -115,8 +68,8 @@ struct Item {
   const IndexTrade* trade = nullptr;
   int64_t age = 0;
   int64_t gpu_hours = 0;  // q
-  int64_t weight = 0;     // the level's weight, micro-GPU-hours
-  int64_t kept4 = 0;      // 1b/2: kept weight x 4
+  Frac weight;            // the level's weight, GPU-hours, exact
+  Frac kept;              // 1b/2: the part of the weight kept
   uint32_t partition = 0;
 };
 
@@ -164,17 +117,12 @@ std::string_view ExclusionReason(const MethodologyConfig& c,
   return {};
 }
 
-// min(1, c Q / Q_x) as a fraction, c = cap_bp / 10,000.
-struct Factor {
-  Uint128 num = 1;
-  Uint128 den = 1;
-};
-
-Factor CapFactor(int64_t cap_bp, Int128 total, Int128 firm) {
-  const Int128 num = static_cast<Int128>(std::max<int64_t>(cap_bp, 0)) * total;
-  const Int128 den = Int128{10'000} * firm;
-  if (num >= den) return {};
-  return {static_cast<Uint128>(num), static_cast<Uint128>(den)};
+// min(1, c Q / Q_x), c = cap_bp / 10,000.
+Frac CapFactor(int64_t cap_bp, int64_t total, int64_t firm) {
+  const Frac f(Nat(static_cast<uint64_t>(std::max<int64_t>(cap_bp, 0))) *
+                   Nat(static_cast<uint64_t>(total)),
+               Nat(10'000) * Nat(static_cast<uint64_t>(firm)));
+  return Min(f, Frac(1));
 }
 
 // The trades of day `in.day - age`: those inside the day's window, split
@@ -213,20 +161,17 @@ DayTrades PrepareDay(const MethodologyConfig& c, const FixingInput& in,
 
   // The cap: Q and each firm's Q_x (both sides) over this day's eligible
   // trades, once, with no renormalisation.
-  Int128 total = 0;
-  std::map<uint32_t, Int128> by_firm;
+  int64_t total = 0;
+  std::map<uint32_t, int64_t> by_firm;
   for (const Item& item : out.eligible) {
     total += item.gpu_hours;
     by_firm[item.trade->seller] += item.gpu_hours;
     by_firm[item.trade->buyer] += item.gpu_hours;
   }
   for (Item& item : out.eligible) {
-    const Factor s = CapFactor(c.cap_bp, total, by_firm[item.trade->seller]);
-    const Factor b = CapFactor(c.cap_bp, total, by_firm[item.trade->buyer]);
-    const Uint128 q =
-        static_cast<Uint128>(item.gpu_hours) * kMicrosPerGpuHour * s.num;
-    item.weight =
-        static_cast<int64_t>(DivRoundHalfUp(Mul(q, b.num), Mul(s.den, b.den)));
+    item.weight = Frac(static_cast<uint64_t>(item.gpu_hours)) *
+                  CapFactor(c.cap_bp, total, by_firm[item.trade->seller]) *
+                  CapFactor(c.cap_bp, total, by_firm[item.trade->buyer]);
   }
   return out;
 }
@@ -286,26 +231,25 @@ std::string Shortfall(const MethodologyConfig& c, const Summary& s) {
   return out;
 }
 
-Int128 TotalWeight(const std::vector<Item>& items) {
-  Int128 total = 0;
-  for (const Item& item : items) total += item.weight;
+Frac TotalWeight(const std::vector<Item>& items) {
+  Frac total;
+  for (const Item& item : items) total = total + item.weight;
   return total;
 }
 
 // The median rule at num/den over `items` in price order: the first i with
-// den x cum_i >= num x total; on equality, the mean with the next price.
+// cum_i >= (num/den) x total; on equality, the mean with the next price.
 // Returns twice the price, so that a mean of two prices stays exact.
 // REQUIRES: total = the items' total weight > 0.
-Int128 TwiceQuantile(const std::vector<Item>& items, Int128 total, int64_t num,
-                     int64_t den) {
-  Int128 cum = 0;
+Int128 TwiceQuantile(const std::vector<Item>& items, const Frac& total,
+                     uint64_t num, uint64_t den) {
+  const Frac target = total * Frac(num, den);
+  Frac cum;
   for (std::size_t i = 0; i < items.size(); ++i) {
-    cum += items[i].weight;
-    const Int128 lhs = den * cum;
-    const Int128 rhs = num * total;
-    if (lhs < rhs) continue;
+    cum = cum + items[i].weight;
+    if (cum < target) continue;
     const Int128 p = items[i].trade->price_micros;
-    if (lhs == rhs && i + 1 < items.size()) {
+    if (cum == target && i + 1 < items.size()) {
       return p + items[i + 1].trade->price_micros;
     }
     return 2 * p;
@@ -314,17 +258,34 @@ Int128 TwiceQuantile(const std::vector<Item>& items, Int128 total, int64_t num,
 }
 
 // T: the weight-average of the sellers' attested throughput over the
-// trades that have one; 0 when none has.
-uint64_t AttestedMilliTokens(const std::vector<Item>& items) {
-  Int128 num = 0;
-  Int128 den = 0;
+// trades that have one, exactly; none when no trade has one.
+ExactRatio AttestedTokens(const std::vector<Item>& items) {
+  Frac num;
+  Frac den;
   for (const Item& item : items) {
     if (item.trade->seller_milli_tokens == 0) continue;
-    num += Int128{item.weight} *
-           static_cast<Int128>(item.trade->seller_milli_tokens);
-    den += item.weight;
+    num = num + item.weight * Frac(item.trade->seller_milli_tokens);
+    den = den + item.weight;
   }
-  return den > 0 ? static_cast<uint64_t>(RoundHalfUp(num, den, 1)) : 0;
+  ExactRatio t;
+  if (den.num().zero()) return t;
+  const Frac avg = num / den;
+  const auto wide = [](const Nat& n) {
+    std::vector<uint64_t> limbs;
+    const std::vector<uint32_t>& d = n.digits();
+    for (std::size_t i = 0; i < d.size(); i += 2) {
+      limbs.push_back(d[i] | (i + 1 < d.size() ? uint64_t{d[i + 1]} << 32 : 0));
+    }
+    return WideUint::FromLimbs(std::move(limbs));
+  };
+  t.num = wide(avg.num());
+  t.den = wide(avg.den());
+  return t;
+}
+
+// Micro-GPU-hours, rounded half-up: the explain view's figure.
+int64_t DisplayMicros(const Frac& gpu_hours) {
+  return (gpu_hours * Frac(kMicrosPerGpuHour)).RoundHalfUp(1);
 }
 
 // Fills the published description of a level's input set (in price
@@ -335,15 +296,15 @@ void Describe(const std::vector<Item>& items, Print* p) {
   p->sellers = s.sellers;
   p->buyers = s.buyers;
   p->gpu_hours = s.gpu_hours;
-  const Int128 total = TotalWeight(items);
-  if (total > 0) {
-    p->p25_micros = RoundHalfUp(TwiceQuantile(items, total, 1, 4), 2, 1);
-    p->p75_micros = RoundHalfUp(TwiceQuantile(items, total, 3, 4), 2, 1);
+  const Frac total = TotalWeight(items);
+  if (!total.num().zero()) {
+    p->p25_micros = Half(TwiceQuantile(items, total, 1, 4));
+    p->p75_micros = Half(TwiceQuantile(items, total, 3, 4));
   }
   p->trade_ids.clear();
   for (const Item& item : items) p->trade_ids.push_back(item.trade->trade_id);
   std::sort(p->trade_ids.begin(), p->trade_ids.end());
-  p->attested_milli_tokens = AttestedMilliTokens(items);
+  p->attested_tokens = AttestedTokens(items);
 }
 
 void ListContributing(std::vector<Item> items, Explanation* ex) {
@@ -354,8 +315,8 @@ void ListContributing(std::vector<Item> items, Explanation* ex) {
     t.trade = *item.trade;
     t.age = item.age;
     t.gpu_hours = item.gpu_hours;
-    t.weight = item.weight;
-    t.kept_weight = item.kept4;
+    t.weight = DisplayMicros(item.weight);
+    t.kept_weight = DisplayMicros(item.kept * Frac(4));
     t.partition = item.partition;
     ex->trades.push_back(t);
   }
@@ -385,12 +346,12 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   uint32_t mask = 0;
   for (const auto& [k, items] : parts) {
     if (items.size() < min_trades) continue;
-    const Int128 total = TotalWeight(items);
-    if (total <= 0) continue;
+    const Frac total = TotalWeight(items);
+    if (total.num().zero()) continue;
     const Int128 twice = TwiceQuantile(items, total, 1, 2);
     twice_sum += twice;
     values.push_back(PartitionValue{k, static_cast<uint32_t>(items.size()),
-                                    RoundHalfUp(twice, 2, 1)});
+                                    Half(twice)});
     if (k <= 32) mask |= uint32_t{1} << (k - 1);
     used.insert(used.end(), items.begin(), items.end());
   }
@@ -404,7 +365,8 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   std::sort(used.begin(), used.end(), ItemPriceOrder);
   p->level = Level::k1a;
   p->has_value = true;
-  p->value_micros = RoundHalfUp(twice_sum, 2 * Int128{count}, kValueUnit);
+  p->value_micros = Frac(static_cast<uint64_t>(twice_sum), uint64_t{2} * count)
+                       .RoundHalfUp(kValueUnit);
   p->partitions_used = mask;
   Describe(used, p);
   ListContributing(used, ex);
@@ -417,41 +379,56 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
 // the level's weights. Returns false with a note when there is no weight.
 bool TrimmedMean(Level level, std::vector<Item> items, Print* p,
                  Explanation* ex, std::string* note) {
-  const Int128 total = TotalWeight(items);
-  if (total <= 0) {
-    *note = std::string(LevelName(level)) + ": total weight 0";
+  const Frac total = TotalWeight(items);
+  if (total.num().zero()) {
+    *note = Name(level) + ": total weight 0";
     return false;
   }
-  // In units of a quarter of a weight unit the cut points W/4 and 3W/4 are
-  // the integers W and 3W.
-  Int128 cum4 = 0;
-  Int128 sum = 0;
+  // Each trade keeps the part of [cum_{i-1}, cum_i] inside [W/4, 3W/4].
+  const Frac low = total * Frac(1, 4);
+  const Frac high = total * Frac(3, 4);
+  Frac cum;
+  Frac sum;
   for (Item& item : items) {
-    const Int128 from = cum4;
-    cum4 += 4 * Int128{item.weight};
-    const Int128 kept =
-        std::max<Int128>(0, std::min(cum4, 3 * total) - std::max(from, total));
-    item.kept4 = static_cast<int64_t>(kept);
-    sum += kept * item.trade->price_micros;
+    const Frac from = cum;
+    cum = cum + item.weight;
+    const Frac& a = Max(from, low);
+    const Frac& b = Min(cum, high);
+    item.kept = a < b ? b - a : Frac();
+    sum = sum + item.kept * Frac(static_cast<uint64_t>(item.trade->price_micros));
   }
-  // value = Σ (kept4 / 4) x p / (W / 2) = Σ kept4 x p / (2 W).
+  // value = Σ kept x p / (W / 2).
+  const int64_t value = (sum / (total * Frac(1, 2))).RoundHalfUp(kValueUnit);
   p->level = level;
   p->has_value = true;
-  p->value_micros = RoundHalfUp(sum, 2 * total, kValueUnit);
+  p->value_micros = value;
   Describe(items, p);
   ListContributing(std::move(items), ex);
   return true;
 }
 
 void SetUsdPerMillionTokens(Print* p) {
-  p->has_upm = p->has_value && p->attested_milli_tokens > 0;
+  p->has_upm = false;
   p->usd_per_million_tokens_micros = 0;
-  if (!p->has_upm) return;
-  // USD/GPU-hour x 10^6 / (3,600 x tokens/s/GPU); T is in thousandths.
+  p->attested_milli_tokens = 0;
+  const ExactRatio& t = p->attested_tokens;
+  if (!t.known() || t.num.is_zero()) return;
+  const auto nat = [](const WideUint& w) {
+    Nat n;
+    for (std::size_t i = w.limbs().size(); i-- > 0;) {
+      n = n * Nat(uint64_t{1} << 32) * Nat(uint64_t{1} << 32) + Nat(w.limbs()[i]);
+    }
+    return n;
+  };
+  const Frac milli(nat(t.num), nat(t.den));
+  p->attested_milli_tokens = static_cast<uint64_t>(milli.RoundHalfUp(1));
+  if (!p->has_value || p->value_micros <= 0) return;
+  // USD/GPU-hour x 10^6 / (3,600 x tokens/s/GPU), T = milli / 1,000.
+  p->has_upm = true;
   p->usd_per_million_tokens_micros =
-      RoundHalfUp(Int128{p->value_micros} * 1'000'000'000,
-                  Int128{3'600} * static_cast<Int128>(p->attested_milli_tokens),
-                  kValueUnit);
+      (Frac(static_cast<uint64_t>(p->value_micros)) * Frac(1'000'000) /
+       (Frac(3'600) * milli / Frac(1'000)))
+          .RoundHalfUp(kValueUnit);
 }
 
 }  // namespace
@@ -488,8 +465,10 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
       std::vector<Item> pool;
       for (const DayTrades& day : days) {
         for (Item item : day.eligible) {
-          // x 0.5^age, up to the common factor 2^(n - 1).
-          item.weight <<= static_cast<int64_t>(n) - 1 - item.age;
+          // x 0.5^age, shown (as the explain view does) up to the
+          // common factor 2^(n - 1).
+          item.weight = item.weight *
+                        Frac(uint64_t{1} << (static_cast<int64_t>(n) - 1 - item.age));
           pool.push_back(item);
         }
       }
@@ -510,7 +489,7 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
     // Level 3: the reference grade's move applied to the last print.
     const Print* today = input.other_today;
     const Print* other_prev = input.other_prev;
-    if (today == nullptr || !FromTrades(today->level) || !today->has_value) {
+    if (today == nullptr || !BuiltFromTrades(today->level) || !today->has_value) {
       ex.notes.push_back("3: the reference grade has no Level 1-2 print today");
     } else if (other_prev == nullptr || !other_prev->has_value ||
                other_prev->value_micros <= 0) {
@@ -522,8 +501,10 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
       p.level = Level::k3;
       p.has_value = true;
       p.value_micros =
-          RoundHalfUp(Int128{prev->value_micros} * today->value_micros,
-                      other_prev->value_micros, kValueUnit);
+          (Frac(static_cast<uint64_t>(prev->value_micros)) *
+           Frac(static_cast<uint64_t>(today->value_micros),
+                static_cast<uint64_t>(other_prev->value_micros)))
+              .RoundHalfUp(kValueUnit);
       done = true;
     }
   }
@@ -548,8 +529,8 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
     p.value_micros = p.has_value ? prev->value_micros : 0;
     p.carry_run = (prev != nullptr ? prev->carry_run : 0) + 1;
   }
-  if (!FromTrades(p.level)) {
-    p.attested_milli_tokens = prev != nullptr ? prev->attested_milli_tokens : 0;
+  if (!BuiltFromTrades(p.level) && prev != nullptr) {
+    p.attested_tokens = prev->attested_tokens;
   }
   SetUsdPerMillionTokens(&p);
 
