@@ -323,6 +323,124 @@ TEST_F(IndexStoreTest, CorruptRecordStopsOpenNamingTheKey) {
       << opened.error().message();
 }
 
+// LevelOneDay with sellers 1-3 attested at 250.001, 250.000 and 250.003
+// tokens/s/GPU: equal weights, so T = 750,004 / 3 thousandths, not a whole
+// thousandth.
+void FractionalTDay(Stream& s, int64_t day) {
+  const uint32_t milli[] = {250'001, 250'000, 250'003};
+  for (int k = 0; k < 12; ++k) {
+    const int64_t ts = DayStart(day) + (k / 2) * 4 * kHour + (k % 2) * kHour;
+    s.Trade(kStd, ts, 580 + (k % 5), 2, static_cast<uint32_t>(1 + k % 3),
+            static_cast<uint32_t>(4 + k % 3), milli[k % 3]);
+  }
+}
+
+TEST_F(IndexStoreTest, StoredPrintKeepsTheExactT) {
+  // Day 0 at Level 1a; days 1 and 2 pool it at Level 2 (the same T).
+  Stream s;
+  FractionalTDay(s, kDay0);
+  for (int64_t d = kDay0; d < kDay0 + 3; ++d) s.Fixing(d, FixingAt(d));
+  {
+    auto opened = IndexService::Open(TestConfig(), path());
+    ASSERT_TRUE(opened.has_value());
+    Feed(*opened.value(), s.events());
+    ASSERT_TRUE(opened.value()->Flush().ok());
+  }
+  auto reopened = IndexService::Open(TestConfig(), path());
+  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
+  for (int64_t d = kDay0; d < kDay0 + 3; ++d) {
+    const Print* p = reopened.value()->Find(0, d);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->attested_tokens,
+              ReducedRatio(WideUint(750'004), WideUint(3)));
+    EXPECT_EQ(p->attested_milli_tokens, 250'001u);
+  }
+  // Day 3 pools no trade: Level 4 carries T from the stored day-2 print,
+  // exactly, as an uninterrupted run does.
+  s.Fixing(kDay0 + 3, FixingAt(kDay0 + 3));
+  Feed(*reopened.value(), {s.events().back()});
+  auto reference = IndexService::InMemory(TestConfig());
+  Feed(*reference, s.events());
+  const Print* carried = reopened.value()->Find(0, kDay0 + 3);
+  ASSERT_NE(carried, nullptr);
+  EXPECT_EQ(carried->level, Level::k4);
+  EXPECT_EQ(carried->attested_tokens,
+            ReducedRatio(WideUint(750'004), WideUint(3)));
+  EXPECT_EQ(*carried, *reference->Find(0, kDay0 + 3));
+}
+
+TEST_F(IndexStoreTest, PrintRecordWithoutTheExactTReadsItsPublishedT) {
+  Print stored;
+  {
+    auto opened = IndexService::Open(TestConfig(), path());
+    ASSERT_TRUE(opened.has_value());
+    Stream s;
+    FractionalTDay(s, kDay0);
+    s.Fixing(kDay0, FixingAt(kDay0));
+    Feed(*opened.value(), s.events());
+    ASSERT_TRUE(opened.value()->Flush().ok());
+    stored = *opened.value()->Find(0, kDay0);
+  }
+  {
+    // Cut the exact T off the record, as a record written before T was
+    // kept exactly ends after its trade ids.
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions()));
+    it->Seek("p");
+    ASSERT_TRUE(it->Valid() && it->key().starts_with("p"));
+    const std::size_t suffix =
+        8 + 8 * (stored.attested_tokens.num.limbs().size() +
+                 stored.attested_tokens.den.limbs().size());
+    std::string value = it->value().ToString();
+    ASSERT_GT(value.size(), suffix);
+    value.resize(value.size() - suffix);
+    const std::string key = it->key().ToString();
+    it.reset();
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
+  }
+  auto reopened = IndexService::Open(TestConfig(), path());
+  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
+  const Print* p = reopened.value()->Find(0, kDay0);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(p->attested_tokens, ReducedRatio(WideUint(250'001), WideUint(1)));
+  Print want = stored;
+  want.attested_tokens = p->attested_tokens;
+  EXPECT_EQ(*p, want);
+}
+
+TEST_F(IndexStoreTest, PrintRecordWithABadExactTStopsOpen) {
+  {
+    auto opened = IndexService::Open(TestConfig(), path());
+    ASSERT_TRUE(opened.has_value());
+    Stream s;
+    FractionalTDay(s, kDay0);
+    s.Fixing(kDay0, FixingAt(kDay0));
+    Feed(*opened.value(), s.events());
+    ASSERT_TRUE(opened.value()->Flush().ok());
+  }
+  {
+    // The denominator's limb count claims more limbs than the record holds.
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), path(), &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    std::unique_ptr<rocksdb::Iterator> it(
+        db->NewIterator(rocksdb::ReadOptions()));
+    it->Seek("p");
+    ASSERT_TRUE(it->Valid() && it->key().starts_with("p"));
+    std::string value = it->value().ToString();
+    const std::string key = it->key().ToString();
+    it.reset();
+    value[value.size() - 12] = '\x7f';  // den: 1 limb -> 127 limbs
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
+  }
+  auto opened = IndexService::Open(TestConfig(), path());
+  ASSERT_FALSE(opened.has_value());
+  EXPECT_EQ(opened.error().code(), StatusCode::kDataLoss);
+}
+
 TEST_F(IndexStoreTest, ReadOnlyStoreSeesWhatWasFlushedAndRefusesWrites) {
   auto opened = IndexService::Open(TestConfig(), path());
   ASSERT_TRUE(opened.has_value());
