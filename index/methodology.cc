@@ -385,24 +385,33 @@ int64_t DisplayMicros(const WideUint& scaled, const WeightScale& w) {
   return RoundHalfUp(num, w.denominator, 1, &out) ? out : INT64_MAX;
 }
 
-// The median rule at num/den over `items` in price order: the first i with
-// den x cum_i >= num x total, exactly; on equality, the mean with the next
-// price. Returns twice the price, so that a mean of two prices stays exact.
-// REQUIRES: total = the items' total weight > 0.
-Int128 TwiceQuantile(std::span<const Item> items, const WeightScale& w,
-                     const WideUint& total, uint64_t num, uint64_t den) {
-  WideUint rhs;
-  rhs.AddMul(total, num);
-  WideUint cum;  // den x the cumulative weight
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    AddWeight(w, items[i], den, &cum);
-    const int cmp = Compare(cum, rhs);
-    if (cmp < 0) continue;
-    const Int128 p = items[i].price;
-    if (cmp == 0 && i + 1 < items.size()) return p + items[i + 1].price;
-    return 2 * p;
+// The median rule at 1/4 and 3/4 over `items` in price order, in one
+// pass: for each, the first i with 4 x cum_i >= W (3W), exactly; on
+// equality, the mean with the next price. Returns twice the prices, so
+// that a mean of two prices stays exact. REQUIRES: total = W > 0.
+std::pair<Int128, Int128> TwiceQuartiles(std::span<const Item> items,
+                                         const WeightScale& w,
+                                         const WideUint& total) {
+  WideUint three;
+  three.AddMul(total, 3);
+  const WideUint* rhs[2] = {&total, &three};
+  Int128 twice[2] = {0, 0};
+  std::size_t found = 0;  // quartiles found, in order
+  WideUint cum;           // 4 x the cumulative weight
+  for (std::size_t i = 0; i < items.size() && found < 2; ++i) {
+    AddWeight(w, items[i], 4, &cum);
+    while (found < 2) {
+      const int cmp = Compare(cum, *rhs[found]);
+      if (cmp < 0) break;
+      const Int128 p = items[i].price;
+      twice[found++] =
+          cmp == 0 && i + 1 < items.size() ? p + items[i + 1].price : 2 * p;
+    }
   }
-  return items.empty() ? 0 : 2 * Int128{items.back().price};
+  for (; found < 2; ++found) {
+    twice[found] = items.empty() ? 0 : 2 * Int128{items.back().price};
+  }
+  return {twice[0], twice[1]};
 }
 
 // T exactly: the weight-average of the sellers' attested throughput over
@@ -458,8 +467,9 @@ void Describe(const FixingInput& in, std::span<const Item> items,
   p->gpu_hours = s.gpu_hours;
   const WideUint total = TotalWeight(items, w);
   if (!total.is_zero()) {
-    p->p25_micros = RoundHalfUp(TwiceQuantile(items, w, total, 1, 4), 2, 1);
-    p->p75_micros = RoundHalfUp(TwiceQuantile(items, w, total, 3, 4), 2, 1);
+    const auto [p25, p75] = TwiceQuartiles(items, w, total);
+    p->p25_micros = RoundHalfUp(p25, 2, 1);
+    p->p75_micros = RoundHalfUp(p75, 2, 1);
   }
   p->trade_ids = AscendingIds(in, items);
   p->attested_tokens = AttestedTokens(items, w);
@@ -504,12 +514,22 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   const uint32_t n_parts = c.partitions;
   const std::size_t slots = std::size_t{n_parts} + 1;
   // Per partition k (1-based): trades, total weight, and whether it counts.
+  // The totals are summed per (partition, class) as GPU-hours first.
   std::vector<uint32_t> trades(slots, 0);
   std::vector<WideUint> totals(slots);
+  const std::size_t classes = w.scaled.size();
   if (n_parts > 0) {
+    std::vector<Uint128> q(slots * classes, 0);
     for (const Item& item : eligible) {
       ++trades[item.partition];
-      AddWeight(w, item, 1, &totals[item.partition]);
+      q[item.partition * classes + item.cls] +=
+          static_cast<Uint128>(item.gpu_hours);
+    }
+    for (std::size_t k = 0; k < slots; ++k) {
+      for (std::size_t cls = 0; cls < classes; ++cls) {
+        const Uint128 sum = q[k * classes + cls];
+        if (sum != 0) totals[k].Add(w.scaled[cls] * WideUint(sum));
+      }
     }
   }
   const uint32_t min_trades = std::max<uint32_t>(c.min_partition_trades, 1);

@@ -56,25 +56,6 @@ void WideUint::Add(const WideUint& a) {
   if (carry != 0) limb_.push_back(carry);
 }
 
-void WideUint::AddMul(const WideUint& a, uint64_t m) {
-  if (m == 0 || a.limb_.empty()) return;
-  if (limb_.size() < a.limb_.size() + 1) limb_.resize(a.limb_.size() + 1, 0);
-  uint64_t carry = 0;
-  std::size_t i = 0;
-  for (; i < a.limb_.size(); ++i) {
-    const U128 s = U128{a.limb_[i]} * m + limb_[i] + carry;
-    limb_[i] = static_cast<uint64_t>(s);
-    carry = static_cast<uint64_t>(s >> 64);
-  }
-  for (; carry != 0 && i < limb_.size(); ++i) {
-    const U128 s = U128{limb_[i]} + carry;
-    limb_[i] = static_cast<uint64_t>(s);
-    carry = static_cast<uint64_t>(s >> 64);
-  }
-  if (carry != 0) limb_.push_back(carry);
-  Trim();
-}
-
 void WideUint::Sub(const WideUint& a) {
   uint64_t borrow = 0;
   for (std::size_t i = 0; i < limb_.size(); ++i) {
@@ -145,16 +126,6 @@ WideUint operator*(const WideUint& a, const WideUint& b) {
   }
   out.Trim();
   return out;
-}
-
-int Compare(const WideUint& a, const WideUint& b) {
-  if (a.limb_.size() != b.limb_.size()) {
-    return a.limb_.size() < b.limb_.size() ? -1 : 1;
-  }
-  for (std::size_t i = a.limb_.size(); i-- > 0;) {
-    if (a.limb_[i] != b.limb_[i]) return a.limb_[i] < b.limb_[i] ? -1 : 1;
-  }
-  return 0;
 }
 
 void WideUint::DivMod(const WideUint& n, const WideUint& d, WideUint* quot,

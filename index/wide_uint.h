@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -32,8 +33,26 @@ class WideUint {
 
   // *this += a.
   void Add(const WideUint& a);
-  // *this += a x m.
-  void AddMul(const WideUint& a, uint64_t m);
+  // *this += a x m. Inline: the passes over a day's trades call it once
+  // per trade.
+  void AddMul(const WideUint& a, uint64_t m) {
+    const std::size_t n = a.limb_.size();
+    if (m == 0 || n == 0) return;
+    if (limb_.size() < n) limb_.resize(n, 0);
+    uint64_t carry = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const U128 s = U128{a.limb_[i]} * m + limb_[i] + carry;
+      limb_[i] = static_cast<uint64_t>(s);
+      carry = static_cast<uint64_t>(s >> 64);
+    }
+    // a's top limb is not zero, so neither is the sum's: no trimming.
+    for (std::size_t i = n; carry != 0 && i < limb_.size(); ++i) {
+      const U128 s = U128{limb_[i]} + carry;
+      limb_[i] = static_cast<uint64_t>(s);
+      carry = static_cast<uint64_t>(s >> 64);
+    }
+    if (carry != 0) limb_.push_back(carry);
+  }
   // *this -= a. REQUIRES: a <= *this.
   void Sub(const WideUint& a);
   // *this <<= bits.
@@ -41,7 +60,15 @@ class WideUint {
 
   friend WideUint operator*(const WideUint& a, const WideUint& b);
   // -1, 0 or 1 as a <, ==, > b.
-  friend int Compare(const WideUint& a, const WideUint& b);
+  friend int Compare(const WideUint& a, const WideUint& b) {
+    if (a.limb_.size() != b.limb_.size()) {
+      return a.limb_.size() < b.limb_.size() ? -1 : 1;
+    }
+    for (std::size_t i = a.limb_.size(); i-- > 0;) {
+      if (a.limb_[i] != b.limb_[i]) return a.limb_[i] < b.limb_[i] ? -1 : 1;
+    }
+    return 0;
+  }
   friend bool operator==(const WideUint&, const WideUint&) = default;
 
   // *quot = n / d, *rem = n % d (either may be null). REQUIRES: d != 0.
