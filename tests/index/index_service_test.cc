@@ -335,6 +335,35 @@ void FractionalTDay(Stream& s, int64_t day) {
   }
 }
 
+// Fixes FractionalTDay's day in a new store at `path` and returns the print.
+Print StoreFractionalTDay(const std::string& path) {
+  auto opened = IndexService::Open(TestConfig(), path);
+  EXPECT_TRUE(opened.has_value());
+  if (!opened.has_value()) return {};
+  Stream s;
+  FractionalTDay(s, kDay0);
+  s.Fixing(kDay0, FixingAt(kDay0));
+  Feed(*opened.value(), s.events());
+  EXPECT_TRUE(opened.value()->Flush().ok());
+  return *opened.value()->Find(0, kDay0);
+}
+
+// Rewrites the store's first print record with `edit` (the store closed).
+template <typename Edit>
+void EditFirstPrintRecord(const std::string& path, Edit edit) {
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), path, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  it->Seek("p");
+  ASSERT_TRUE(it->Valid() && it->key().starts_with("p"));
+  const std::string key = it->key().ToString();
+  std::string value = it->value().ToString();
+  it.reset();
+  edit(value);
+  ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
+}
+
 TEST_F(IndexStoreTest, StoredPrintKeepsTheExactT) {
   // Day 0 at Level 1a; days 1 and 2 pool it at Level 2 (the same T).
   Stream s;
@@ -370,37 +399,16 @@ TEST_F(IndexStoreTest, StoredPrintKeepsTheExactT) {
 }
 
 TEST_F(IndexStoreTest, PrintRecordWithoutTheExactTReadsItsPublishedT) {
-  Print stored;
-  {
-    auto opened = IndexService::Open(TestConfig(), path());
-    ASSERT_TRUE(opened.has_value());
-    Stream s;
-    FractionalTDay(s, kDay0);
-    s.Fixing(kDay0, FixingAt(kDay0));
-    Feed(*opened.value(), s.events());
-    ASSERT_TRUE(opened.value()->Flush().ok());
-    stored = *opened.value()->Find(0, kDay0);
-  }
-  {
-    // Cut the exact T off the record, as a record written before T was
-    // kept exactly ends after its trade ids.
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), path(), &raw).ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
-    std::unique_ptr<rocksdb::Iterator> it(
-        db->NewIterator(rocksdb::ReadOptions()));
-    it->Seek("p");
-    ASSERT_TRUE(it->Valid() && it->key().starts_with("p"));
+  const Print stored = StoreFractionalTDay(path());
+  // Cut the exact T off the record: a record written before T was kept
+  // exactly ends after its trade ids.
+  EditFirstPrintRecord(path(), [&stored](std::string& value) {
     const std::size_t suffix =
         8 + 8 * (stored.attested_tokens.num.limbs().size() +
                  stored.attested_tokens.den.limbs().size());
-    std::string value = it->value().ToString();
     ASSERT_GT(value.size(), suffix);
     value.resize(value.size() - suffix);
-    const std::string key = it->key().ToString();
-    it.reset();
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
-  }
+  });
   auto reopened = IndexService::Open(TestConfig(), path());
   ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
   const Print* p = reopened.value()->Find(0, kDay0);
@@ -412,30 +420,24 @@ TEST_F(IndexStoreTest, PrintRecordWithoutTheExactTReadsItsPublishedT) {
 }
 
 TEST_F(IndexStoreTest, PrintRecordWithABadExactTStopsOpen) {
-  {
-    auto opened = IndexService::Open(TestConfig(), path());
-    ASSERT_TRUE(opened.has_value());
-    Stream s;
-    FractionalTDay(s, kDay0);
-    s.Fixing(kDay0, FixingAt(kDay0));
-    Feed(*opened.value(), s.events());
-    ASSERT_TRUE(opened.value()->Flush().ok());
-  }
-  {
-    // The denominator's limb count claims more limbs than the record holds.
-    rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), path(), &raw).ok());
-    std::unique_ptr<rocksdb::DB> db(raw);
-    std::unique_ptr<rocksdb::Iterator> it(
-        db->NewIterator(rocksdb::ReadOptions()));
-    it->Seek("p");
-    ASSERT_TRUE(it->Valid() && it->key().starts_with("p"));
-    std::string value = it->value().ToString();
-    const std::string key = it->key().ToString();
-    it.reset();
+  StoreFractionalTDay(path());
+  // The denominator's limb count claims more limbs than the record holds.
+  EditFirstPrintRecord(path(), [](std::string& value) {
     value[value.size() - 12] = '\x7f';  // den: 1 limb -> 127 limbs
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), key, value).ok());
-  }
+  });
+  auto opened = IndexService::Open(TestConfig(), path());
+  ASSERT_FALSE(opened.has_value());
+  EXPECT_EQ(opened.error().code(), StatusCode::kDataLoss);
+}
+
+TEST_F(IndexStoreTest, PrintRecordWithTNotInLowestTermsStopsOpen) {
+  StoreFractionalTDay(path());
+  // T = 750,004 / 3 stored as 750,004 / 6, not in lowest terms (the
+  // denominator's one limb ends the record).
+  EditFirstPrintRecord(path(), [](std::string& value) {
+    ASSERT_EQ(static_cast<uint8_t>(value[value.size() - 8]), 3);
+    value[value.size() - 8] = 6;
+  });
   auto opened = IndexService::Open(TestConfig(), path());
   ASSERT_FALSE(opened.has_value());
   EXPECT_EQ(opened.error().code(), StatusCode::kDataLoss);
