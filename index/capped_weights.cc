@@ -1,6 +1,7 @@
 #include "index/capped_weights.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace cfx::index::internal {
 
@@ -34,6 +35,43 @@ WeightFactor ClassFactor(const WeightFactor& seller,
   WeightFactor f{sn * bn, sd * bd};
   if (f.num.is_zero()) f.den = WideUint(1);
   return f;
+}
+
+DayClasses ClassifyTrades(
+    int64_t cap_bp, U128 total, std::span<const U128> by_firm,
+    std::span<const std::pair<uint32_t, uint32_t>> sides) {
+  // Capped firms are numbered 1..m; the uncapped share number 0 (factor 1).
+  std::vector<uint32_t> capped(by_firm.size(), 0);
+  std::vector<WeightFactor> firm_factor(1);
+  for (std::size_t f = 0; f < by_firm.size(); ++f) {
+    WeightFactor factor = CapFactor(cap_bp, total, by_firm[f]);
+    if (factor.num == factor.den) continue;
+    capped[f] = static_cast<uint32_t>(firm_factor.size());
+    firm_factor.push_back(std::move(factor));
+  }
+  // A class per pair that occurs: a table of (m + 1)^2 entries, or a hash
+  // map when that would be large (a cap far below 0.30).
+  const uint64_t m1 = firm_factor.size();
+  constexpr uint32_t kNoClass = ~uint32_t{0};
+  constexpr uint64_t kDenseClasses = uint64_t{1} << 16;
+  std::vector<uint32_t> dense(m1 * m1 <= kDenseClasses ? m1 * m1 : 0, kNoClass);
+  std::unordered_map<uint64_t, uint32_t> sparse;
+  DayClasses out;
+  out.cls.resize(sides.size());
+  for (std::size_t i = 0; i < sides.size(); ++i) {
+    const uint32_t s = capped[sides[i].first];
+    const uint32_t b = capped[sides[i].second];
+    const uint64_t key = s * m1 + b;
+    uint32_t& cls = dense.empty()
+                        ? sparse.try_emplace(key, kNoClass).first->second
+                        : dense[key];
+    if (cls == kNoClass) {
+      cls = static_cast<uint32_t>(out.factors.size());
+      out.factors.push_back(ClassFactor(firm_factor[s], firm_factor[b]));
+    }
+    out.cls[i] = cls;
+  }
+  return out;
 }
 
 WeightScale CommonScale(std::span<const WeightFactor> factors) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "index/wide_uint.h"
@@ -30,8 +31,20 @@ WeightFactor CapFactor(int64_t cap_bp, WideUint::U128 total,
 // The product of a seller's and a buyer's factors, in lowest terms.
 WeightFactor ClassFactor(const WeightFactor& seller, const WeightFactor& buyer);
 
+// The weight classes of a day's trades: a class per pair (seller's
+// factor, buyer's factor) that occurs.
+struct DayClasses {
+  std::vector<uint32_t> cls;          // per trade
+  std::vector<WeightFactor> factors;  // per class
+};
+// `total` is the day's Q, by_firm[f] firm slot f's Q_x (both sides), and
+// sides[i] trade i's (seller slot, buyer slot). REQUIRES: every Q_x > 0.
+DayClasses ClassifyTrades(int64_t cap_bp, WideUint::U128 total,
+                          std::span<const WideUint::U128> by_firm,
+                          std::span<const std::pair<uint32_t, uint32_t>> sides);
+
 struct WeightScale {
-  std::vector<WideUint> scaled;  // per class: factor x denominator
+  std::vector<WideUint> scaled;        // per class: factor x denominator
   WideUint denominator = WideUint(1);  // the lcm of the factors' denominators
 };
 // The common scale of `factors` (one per class).

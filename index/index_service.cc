@@ -180,13 +180,9 @@ bool DecodePrint(std::string_view in, Print* p) {
     return false;
   }
   int64_t milli = 0;
-  if (den.is_zero() ? !num.is_zero() || p->attested_milli_tokens != 0
-                    : !RoundHalfUp(num, den, 1, &milli) ||
-                          static_cast<uint64_t>(milli) !=
-                              p->attested_milli_tokens) {
-    return false;
-  }
-  return true;
+  if (den.is_zero()) return num.is_zero() && p->attested_milli_tokens == 0;
+  return RoundHalfUp(num, den, 1, &milli) &&
+         static_cast<uint64_t>(milli) == p->attested_milli_tokens;
 }
 
 std::string Hex(std::string_view key) {

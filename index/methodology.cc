@@ -251,51 +251,23 @@ DayTrades PrepareDay(const MethodologyConfig& c, const FixingInput& in,
   // trades, once, with no renormalisation; one factor per firm.
   FirmSlots slots(MaxFirm(out.eligible));
   std::vector<std::pair<uint32_t, uint32_t>> sides(out.eligible.size());
-  std::vector<Int128> by_firm;
-  Int128 total = 0;
+  std::vector<Uint128> by_firm;
+  Uint128 total = 0;
   for (std::size_t i = 0; i < out.eligible.size(); ++i) {
     const Item& item = out.eligible[i];
+    const auto q = static_cast<Uint128>(item.gpu_hours);
     sides[i] = {slots.Slot(item.seller), slots.Slot(item.buyer)};
     by_firm.resize(slots.count());
-    total += item.gpu_hours;
-    by_firm[sides[i].first] += item.gpu_hours;
-    by_firm[sides[i].second] += item.gpu_hours;
+    total += q;
+    by_firm[sides[i].first] += q;
+    by_firm[sides[i].second] += q;
   }
-  // A class per pair (seller's factor, buyer's factor) that occurs: capped
-  // firms are numbered 1..m, the uncapped share number 0 (factor 1).
-  std::vector<uint32_t> capped(by_firm.size(), 0);
-  std::vector<WeightFactor> firm_factor(1);
-  for (std::size_t f = 0; f < by_firm.size(); ++f) {
-    WeightFactor factor =
-        internal::CapFactor(c.cap_bp, static_cast<Uint128>(total),
-                            static_cast<Uint128>(by_firm[f]));
-    if (factor.num == factor.den) continue;
-    capped[f] = static_cast<uint32_t>(firm_factor.size());
-    firm_factor.push_back(std::move(factor));
-  }
-  const uint64_t m1 = firm_factor.size();
-  constexpr uint32_t kNoClass = ~uint32_t{0};
-  constexpr uint64_t kDenseClasses = uint64_t{1} << 16;
-  std::vector<uint32_t> dense(m1 * m1 <= kDenseClasses ? m1 * m1 : 0,
-                              kNoClass);
-  std::unordered_map<uint64_t, uint32_t> sparse;
+  internal::DayClasses classes =
+      internal::ClassifyTrades(c.cap_bp, total, by_firm, sides);
   for (std::size_t i = 0; i < out.eligible.size(); ++i) {
-    const uint32_t s = capped[sides[i].first];
-    const uint32_t b = capped[sides[i].second];
-    const uint64_t key = s * m1 + b;
-    uint32_t* cls = nullptr;
-    if (!dense.empty()) {
-      cls = &dense[key];
-    } else {
-      cls = &sparse.try_emplace(key, kNoClass).first->second;
-    }
-    if (*cls == kNoClass) {
-      *cls = static_cast<uint32_t>(out.factors.size());
-      out.factors.push_back(
-          internal::ClassFactor(firm_factor[s], firm_factor[b]));
-    }
-    out.eligible[i].cls = *cls;
+    out.eligible[i].cls = classes.cls[i];
   }
+  out.factors = std::move(classes.factors);
   return out;
 }
 
@@ -353,7 +325,8 @@ std::string Shortfall(const MethodologyConfig& c, const Summary& s) {
 // level's scale.
 void AddWeight(const WeightScale& w, const Item& item, uint64_t times,
                WideUint* acc) {
-  acc->AddMul(w.scaled[item.cls], static_cast<uint64_t>(item.gpu_hours) * times);
+  acc->AddMul(w.scaled[item.cls],
+              static_cast<uint64_t>(item.gpu_hours) * times);
 }
 
 // Σ w_j x f(item_j) on the level's scale, f(item) an exact 128-bit integer

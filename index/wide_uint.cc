@@ -90,7 +90,8 @@ void WideUint::ShiftRight(uint32_t bits) {
     limb_.clear();
     return;
   }
-  limb_.erase(limb_.begin(), limb_.begin() + static_cast<std::ptrdiff_t>(words));
+  limb_.erase(limb_.begin(),
+              limb_.begin() + static_cast<std::ptrdiff_t>(words));
   const uint32_t rest = bits % 64;
   if (rest != 0) {
     for (std::size_t i = 0; i < limb_.size(); ++i) {

@@ -354,7 +354,8 @@ void EditFirstPrintRecord(const std::string& path, Edit edit) {
   rocksdb::DB* raw = nullptr;
   ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), path, &raw).ok());
   std::unique_ptr<rocksdb::DB> db(raw);
-  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  std::unique_ptr<rocksdb::Iterator> it(
+      db->NewIterator(rocksdb::ReadOptions()));
   it->Seek("p");
   ASSERT_TRUE(it->Valid() && it->key().starts_with("p"));
   const std::string key = it->key().ToString();
@@ -380,8 +381,7 @@ TEST_F(IndexStoreTest, StoredPrintKeepsTheExactT) {
   for (int64_t d = kDay0; d < kDay0 + 3; ++d) {
     const Print* p = reopened.value()->Find(0, d);
     ASSERT_NE(p, nullptr);
-    EXPECT_EQ(p->attested_tokens,
-              ReducedRatio(WideUint(750'004), WideUint(3)));
+    EXPECT_EQ(p->attested_tokens, ReducedRatio(WideUint(750'004), WideUint(3)));
     EXPECT_EQ(p->attested_milli_tokens, 250'001u);
   }
   // Day 3 pools no trade: Level 4 carries T from the stored day-2 print,

@@ -85,7 +85,8 @@ struct RandomCase {
       // An exact T, sometimes with a fraction of a thousandth.
       prev[a].attested_tokens = ReducedRatio(
           WideUint(static_cast<uint64_t>(pick(0, 300'000'000))),
-          WideUint(static_cast<uint64_t>(pick(0, 3) == 0 ? 0 : pick(1, 1'000))));
+          WideUint(
+              static_cast<uint64_t>(pick(0, 3) == 0 ? 0 : pick(1, 1'000))));
     }
     has_other = pick(0, 1) == 0;
     other_today.level = static_cast<Level>(pick(1, 6));

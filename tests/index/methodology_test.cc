@@ -542,8 +542,7 @@ TEST(Methodology, UsdPerMillionTokensUsesTheExactT) {
   ASSERT_EQ(p.value_micros, 2'155'000);
   // T = (6 x 240,508 + 16 x 250,000) / 22 = 5,443,048 / 22
   //   = 2,721,524 / 11 = 247,411.2727... thousandths, published 247.411.
-  EXPECT_EQ(p.attested_tokens,
-            ReducedRatio(WideUint(5'443'048), WideUint(22)));
+  EXPECT_EQ(p.attested_tokens, ReducedRatio(WideUint(5'443'048), WideUint(22)));
   EXPECT_EQ(p.attested_tokens.num, WideUint(2'721'524));
   EXPECT_EQ(p.attested_tokens.den, WideUint(11));
   EXPECT_EQ(p.attested_milli_tokens, 247'411u);

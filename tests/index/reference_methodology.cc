@@ -38,10 +38,14 @@ int64_t Half(Int128 twice) {
 
 std::string Name(Level level) {
   switch (level) {
-    case Level::k1a: return "1a";
-    case Level::k1b: return "1b";
-    case Level::k2: return "2";
-    default: return "?";
+    case Level::k1a:
+      return "1a";
+    case Level::k1b:
+      return "1b";
+    case Level::k2:
+      return "2";
+    default:
+      return "?";
   }
 }
 
@@ -350,8 +354,8 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
     if (total.num().zero()) continue;
     const Int128 twice = TwiceQuantile(items, total, 1, 2);
     twice_sum += twice;
-    values.push_back(PartitionValue{k, static_cast<uint32_t>(items.size()),
-                                    Half(twice)});
+    values.push_back(
+        PartitionValue{k, static_cast<uint32_t>(items.size()), Half(twice)});
     if (k <= 32) mask |= uint32_t{1} << (k - 1);
     used.insert(used.end(), items.begin(), items.end());
   }
@@ -366,7 +370,7 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   p->level = Level::k1a;
   p->has_value = true;
   p->value_micros = Frac(static_cast<uint64_t>(twice_sum), uint64_t{2} * count)
-                       .RoundHalfUp(kValueUnit);
+                        .RoundHalfUp(kValueUnit);
   p->partitions_used = mask;
   Describe(used, p);
   ListContributing(used, ex);
@@ -395,7 +399,8 @@ bool TrimmedMean(Level level, std::vector<Item> items, Print* p,
     const Frac& a = Max(from, low);
     const Frac& b = Min(cum, high);
     item.kept = a < b ? b - a : Frac();
-    sum = sum + item.kept * Frac(static_cast<uint64_t>(item.trade->price_micros));
+    sum =
+        sum + item.kept * Frac(static_cast<uint64_t>(item.trade->price_micros));
   }
   // value = Σ kept x p / (W / 2).
   const int64_t value = (sum / (total * Frac(1, 2))).RoundHalfUp(kValueUnit);
@@ -416,7 +421,8 @@ void SetUsdPerMillionTokens(Print* p) {
   const auto nat = [](const WideUint& w) {
     Nat n;
     for (std::size_t i = w.limbs().size(); i-- > 0;) {
-      n = n * Nat(uint64_t{1} << 32) * Nat(uint64_t{1} << 32) + Nat(w.limbs()[i]);
+      n = n * Nat(uint64_t{1} << 32) * Nat(uint64_t{1} << 32) +
+          Nat(w.limbs()[i]);
     }
     return n;
   };
@@ -467,8 +473,9 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
         for (Item item : day.eligible) {
           // x 0.5^age, shown (as the explain view does) up to the
           // common factor 2^(n - 1).
-          item.weight = item.weight *
-                        Frac(uint64_t{1} << (static_cast<int64_t>(n) - 1 - item.age));
+          item.weight =
+              item.weight *
+              Frac(uint64_t{1} << (static_cast<int64_t>(n) - 1 - item.age));
           pool.push_back(item);
         }
       }
@@ -489,7 +496,8 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
     // Level 3: the reference grade's move applied to the last print.
     const Print* today = input.other_today;
     const Print* other_prev = input.other_prev;
-    if (today == nullptr || !BuiltFromTrades(today->level) || !today->has_value) {
+    if (today == nullptr || !BuiltFromTrades(today->level) ||
+        !today->has_value) {
       ex.notes.push_back("3: the reference grade has no Level 1-2 print today");
     } else if (other_prev == nullptr || !other_prev->has_value ||
                other_prev->value_micros <= 0) {
@@ -500,11 +508,10 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
     } else {
       p.level = Level::k3;
       p.has_value = true;
-      p.value_micros =
-          (Frac(static_cast<uint64_t>(prev->value_micros)) *
-           Frac(static_cast<uint64_t>(today->value_micros),
-                static_cast<uint64_t>(other_prev->value_micros)))
-              .RoundHalfUp(kValueUnit);
+      p.value_micros = (Frac(static_cast<uint64_t>(prev->value_micros)) *
+                        Frac(static_cast<uint64_t>(today->value_micros),
+                             static_cast<uint64_t>(other_prev->value_micros)))
+                           .RoundHalfUp(kValueUnit);
       done = true;
     }
   }

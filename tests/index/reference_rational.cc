@@ -101,15 +101,17 @@ void Nat::DivMod(const Nat& a, const Nat& b, Nat* q, Nat* r) {
   std::vector<uint32_t> v(n);
   std::vector<uint32_t> u(a.d_.size() + 1);
   for (std::size_t i = n; i-- > 1;) {
-    v[i] = (b.d_[i] << s) |
-           (s == 0 ? 0 : static_cast<uint32_t>(uint64_t{b.d_[i - 1]} >> (32 - s)));
+    v[i] =
+        (b.d_[i] << s) |
+        (s == 0 ? 0 : static_cast<uint32_t>(uint64_t{b.d_[i - 1]} >> (32 - s)));
   }
   v[0] = b.d_[0] << s;
   u[a.d_.size()] =
       s == 0 ? 0 : static_cast<uint32_t>(uint64_t{a.d_.back()} >> (32 - s));
   for (std::size_t i = a.d_.size(); i-- > 1;) {
-    u[i] = (a.d_[i] << s) |
-           (s == 0 ? 0 : static_cast<uint32_t>(uint64_t{a.d_[i - 1]} >> (32 - s)));
+    u[i] =
+        (a.d_[i] << s) |
+        (s == 0 ? 0 : static_cast<uint32_t>(uint64_t{a.d_[i - 1]} >> (32 - s)));
   }
   u[0] = a.d_[0] << s;
   q->d_.assign(m + 1, 0);
@@ -118,8 +120,7 @@ void Nat::DivMod(const Nat& a, const Nat& b, Nat* q, Nat* r) {
     const uint64_t top = (uint64_t{u[j + n]} << 32) | u[j + n - 1];
     uint64_t qhat = top / v[n - 1];
     uint64_t rhat = top % v[n - 1];
-    while (qhat >= base ||
-           qhat * v[n - 2] > ((rhat << 32) | u[j + n - 2])) {
+    while (qhat >= base || qhat * v[n - 2] > ((rhat << 32) | u[j + n - 2])) {
       --qhat;
       rhat += v[n - 1];
       if (rhat >= base) break;
@@ -129,7 +130,8 @@ void Nat::DivMod(const Nat& a, const Nat& b, Nat* q, Nat* r) {
     for (std::size_t i = 0; i < n; ++i) {
       const uint64_t p = qhat * v[i] + carry;
       carry = p >> 32;
-      const int64_t t = int64_t{u[i + j]} - borrow - static_cast<int64_t>(p & 0xffffffffu);
+      const int64_t t =
+          int64_t{u[i + j]} - borrow - static_cast<int64_t>(p & 0xffffffffu);
       u[i + j] = static_cast<uint32_t>(t);
       borrow = t < 0 ? 1 : 0;
     }
@@ -150,8 +152,9 @@ void Nat::DivMod(const Nat& a, const Nat& b, Nat* q, Nat* r) {
   q->Trim();
   r->d_.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    r->d_[i] = (u[i] >> s) |
-               (s == 0 ? 0 : static_cast<uint32_t>(uint64_t{u[i + 1]} << (32 - s)));
+    r->d_[i] =
+        (u[i] >> s) |
+        (s == 0 ? 0 : static_cast<uint32_t>(uint64_t{u[i + 1]} << (32 - s)));
   }
   r->Trim();
 }

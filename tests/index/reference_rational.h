@@ -50,9 +50,13 @@ class Frac {
   friend Frac operator*(const Frac& a, const Frac& b);
   friend Frac operator/(const Frac& a, const Frac& b);  // REQUIRES: b != 0
   friend int Cmp(const Frac& a, const Frac& b);
-  friend bool operator==(const Frac& a, const Frac& b) { return Cmp(a, b) == 0; }
+  friend bool operator==(const Frac& a, const Frac& b) {
+    return Cmp(a, b) == 0;
+  }
   friend bool operator<(const Frac& a, const Frac& b) { return Cmp(a, b) < 0; }
-  friend bool operator<=(const Frac& a, const Frac& b) { return Cmp(a, b) <= 0; }
+  friend bool operator<=(const Frac& a, const Frac& b) {
+    return Cmp(a, b) <= 0;
+  }
 
   // floor(x / unit + 1/2) x unit: half-up to a multiple of `unit`.
   int64_t RoundHalfUp(int64_t unit) const;

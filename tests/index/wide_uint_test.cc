@@ -18,7 +18,7 @@ WideUint Pow2(uint32_t bits) {
 }
 
 TEST(WideUint, AddMulCarriesAcrossLimbs) {
-  WideUint acc(~uint64_t{0});   // 2^64 - 1
+  WideUint acc(~uint64_t{0});  // 2^64 - 1
   acc.AddMul(WideUint(~uint64_t{0}), ~uint64_t{0});
   // (2^64 - 1) + (2^64 - 1)^2 = 2^128 - 2^64.
   WideUint want = Pow2(128);
@@ -63,7 +63,8 @@ TEST(WideUint, DivModMatchesMultiplication) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 200; ++i) {
     WideUint a = WideUint::FromLimbs({rng(), rng(), rng(), rng() >> (i % 64)});
-    WideUint b = WideUint::FromLimbs({rng(), i % 3 == 0 ? 0 : rng() >> (i % 50)});
+    WideUint b =
+        WideUint::FromLimbs({rng(), i % 3 == 0 ? 0 : rng() >> (i % 50)});
     if (b.is_zero()) b = WideUint(3);
     WideUint q;
     WideUint r;
