@@ -25,9 +25,11 @@ constexpr int64_t kMicrosPerGpuHour = 1'000'000;
 // Published values and USD per million tokens are multiples of $0.001.
 constexpr int64_t kValueUnit = 1'000;
 // The arithmetic range. A trade outside it is excluded as INVALID, so that
-// a trade's q x 4 fits in 64 bits and its q x price and q x tokens in 128
-// (as does their sum over any number of trades a day can hold). Weights
-// and their sums are WideUint: exact at any size.
+// a trade's q x 4 fits in 64 bits and its q x price (< 2^80) and q x tokens
+// (< 2^70) in 128, as do their per-class sums over fewer than 2^47 trades
+// (a print counts its trades in 32 bits). Weights and every sum or product
+// of them are WideUint: exact at any size, so no day is out of range; the
+// cost grows with the number of capped firms (fewer than 2/c).
 constexpr int64_t kMaxTradeGpuHours = 1'000'000'000;
 constexpr int64_t kMaxPriceMicros = 1'000'000'000'000'000;  // $1e9/GPU-hour
 constexpr uint64_t kMaxMilliTokens = 1'000'000'000'000;
