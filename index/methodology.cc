@@ -323,7 +323,7 @@ std::string Shortfall(const MethodologyConfig& c, const Summary& s) {
   return out;
 }
 
-// trade j's exact weight x `times` (4 at most) added to `acc`, on the
+// Adds trade j's exact weight x `times` (4 at most) to `acc`, on the
 // level's scale.
 void AddWeight(const WeightScale& w, const Item& item, uint64_t times,
                WideUint* acc) {
