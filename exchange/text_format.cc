@@ -25,6 +25,39 @@ std::string FormatPrice(Price price) {
   return buf;
 }
 
+std::string FormatPrice(Price price, Price step) {
+  if (step.units <= 0) return FormatPrice(price);
+  // Decimals the step needs (at least two), and the units per last digit.
+  int decimals = 4;
+  int64_t per_digit = 1;
+  for (int64_t s = step.units; decimals > 2 && s % 10 == 0; s /= 10) {
+    --decimals;
+    per_digit *= 10;
+  }
+  if (decimals == 2 || price.units % per_digit != 0) return FormatPrice(price);
+  const bool negative = price.units < 0;
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(price.units)
+                                : static_cast<uint64_t>(price.units);
+  constexpr auto kPer = static_cast<uint64_t>(kPriceUnitsPerUsd);
+  const auto digit = static_cast<uint64_t>(per_digit);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%0*" PRIu64,
+                negative ? "-" : "", mag / kPer, decimals,
+                (mag % kPer) / digit);
+  return buf;
+}
+
+std::string FormatAmount(Amount amount) {
+  const bool negative = amount.micros < 0;
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(amount.micros)
+                                : static_cast<uint64_t>(amount.micros);
+  constexpr auto kPer = static_cast<uint64_t>(kMicrosPerUsd);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64,
+                negative ? "-" : "", mag / kPer, mag % kPer);
+  return buf;
+}
+
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (const char ch : s) {

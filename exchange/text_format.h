@@ -11,6 +11,19 @@ namespace cfx::exchange {
 // four ("5.80", "5.8125", "-0.01"). Exact for every int64 value.
 std::string FormatPrice(Price price);
 
+// A price at the precision of the rule that made it: `step` is that rule's
+// grid (a DSP or a trade price: the contract's tick; an FSP: $0.001), and
+// the price gets the decimals the step needs, at least two: ("5.90" at a
+// $0.01 tick, "5.808" at $0.001). A price off its step, or a step <= 0,
+// falls back to FormatPrice(price), so nothing is ever lost.
+std::string FormatPrice(Price price, Price step);
+
+// Money as decimal USD with exactly six decimals, the ledger's micro-dollar
+// ("146.000000", "-0.000001", "0.000000"): the one money format of every
+// settlement report and feed (docs/settlement.md, "Reports"). Exact for
+// every int64 value.
+std::string FormatAmount(Amount amount);
+
 // `s` as a JSON string literal, quotes included: `"` and `\` escaped,
 // control characters as \u00XX; other bytes as they are.
 std::string JsonString(std::string_view s);
