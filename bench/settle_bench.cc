@@ -16,6 +16,7 @@
 #include "bench/rng.h"
 #include "bench/text.h"
 #include "exchange/core/event.h"
+#include "settlement/settlement_report.h"
 #include "settlement/settlement_service.h"
 
 namespace cfx::bench {

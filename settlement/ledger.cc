@@ -267,8 +267,7 @@ Status FromRocks(const rocksdb::Status& s, const std::string& what) {
 void Legs(const Movement& m, uint32_t member, Entry out[2]) {
   const BookId account{BookKind::kAccount, m.account};
   const BookId cm{BookKind::kMember, member};
-  const BookId outside{
-      IsTransferKind(m.kind) ? BookKind::kBank : BookKind::kHouse, 0};
+  const BookId outside{ChainEnd(m.kind), 0};
   const int64_t a = m.amount_micros;
   if (a > 0) {
     out[0] = Entry{m, 0, outside, cm, a};
@@ -287,6 +286,10 @@ struct BookNets {
 };
 
 }  // namespace
+
+BookKind ChainEnd(MovementKind kind) {
+  return IsTransferKind(kind) ? BookKind::kBank : BookKind::kHouse;
+}
 
 std::string_view MovementKindName(MovementKind kind) {
   switch (kind) {

@@ -58,6 +58,12 @@ struct BookId {
   friend bool operator==(const BookId&, const BookId&) = default;
 };
 
+// The book at the far end of the chain a movement of `kind` goes along:
+// kHouse for VM, final settlement and spot cash, kBank for deposits and
+// withdrawals. A report names it as the movement's counterparty, never the
+// other account of a payment (docs/settlement.md, "Reports").
+BookKind ChainEnd(MovementKind kind);
+
 // One double-entry line: `amount` (> 0) moves from `from` to `to`.
 struct Entry {
   Movement movement;  // the movement it books

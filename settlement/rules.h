@@ -119,8 +119,11 @@ struct MonthFixing {
   bool from_trades = false;  // Level 1a, 1b or 2
 };
 
+// The FSP's grid: $0.001, in price units.
+inline constexpr int64_t kFspStep = 10;
+
 struct Fsp {
-  int64_t price = 0;       // price units, a multiple of 10 ($0.001)
+  int64_t price = 0;       // price units, a multiple of kFspStep ($0.001)
   bool disrupted = false;  // fewer than 75 % (strictly) of days qualify
   uint32_t days = 0;
   uint32_t qualifying = 0;  // days with a Level 1a/1b/2 fixing

@@ -11,22 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "settlement/settlement_report.h"
+
 namespace cfx::settlement {
 namespace {
 
 using exchange::Event;
 using exchange::EventType;
 __extension__ using Int128 = __int128;
-
-std::string Date(int64_t day) {
-  const std::chrono::year_month_day ymd{
-      std::chrono::sys_days{std::chrono::days{day}}};
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()));
-  return buf;
-}
 
 // A futures fill of one side, not yet settled.
 struct PendingFill {
@@ -36,6 +28,7 @@ struct PendingFill {
   int64_t lots = 0;  // signed
   int64_t price = 0;
   uint64_t trade_id = 0;
+  int64_t ts = 0;  // match time
 };
 
 struct SpotTrade {
@@ -45,8 +38,11 @@ struct SpotTrade {
   int64_t price = 0;
   int64_t lots = 0;
   int64_t delivery_day = 0;
+  int64_t match_time = 0;
+  int64_t day = 0;        // the business day it belongs to (as a fill)
   bool busted = false;
   bool paid = false;
+  bool reported = false;  // listed among the fills of a run
 };
 
 // A futures book's aggregate levels and the day's trading.
@@ -60,41 +56,6 @@ struct FutureState {
   int64_t settle = 0;   // last settlement price; 0 = none
   bool closed = false;  // finally settled
 };
-
-std::string Dollars(int64_t micros) {
-  const bool neg = micros < 0;
-  const uint64_t m =
-      neg ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%s%llu.%06llu", neg ? "-" : "",
-                static_cast<unsigned long long>(m / 1'000'000),
-                static_cast<unsigned long long>(m % 1'000'000));
-  return buf;
-}
-
-std::string PriceText(int64_t units) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld.%04lld",
-                static_cast<long long>(units / 10'000),
-                static_cast<long long>(units % 10'000));
-  return buf;
-}
-
-const char* TierName(DspTier t) {
-  switch (t) {
-    case DspTier::k1:
-      return "1";
-    case DspTier::k2:
-      return "2";
-    case DspTier::k3:
-      return "3";
-    case DspTier::kFinal:
-      return "FINAL";
-    case DspTier::kNone:
-      break;
-  }
-  return "";
-}
 
 // FNV-1a over 64-bit words.
 class Digest {
@@ -118,7 +79,7 @@ class Digest {
 // in anything it reports is refused, without storing every line twice (the
 // movements are the ledger's own).
 std::string LedgerReport(const RunReport& r) {
-  std::string out = "date " + Date(r.date) + "\n";
+  std::string out = "date " + DateText(r.date) + "\n";
   for (const ContractSettlement& c : r.contracts) {
     out += "contract " + std::to_string(c.instrument) + " " +
            std::to_string(c.price) + " " + TierName(c.tier) +
@@ -138,7 +99,9 @@ std::string LedgerReport(const RunReport& r) {
     d.Add(a.collateral);
     for (const AccountSettlement::Line& l : a.positions) {
       d.Add(l.instrument);
-      d.Add(l.position);
+      // A closed line digests the quantity it closed, as before positions
+      // closing showed 0, so ledgers booked earlier still match.
+      d.Add(l.closed ? l.final_quantity : l.position);
       d.Add(l.variation_margin);
     }
   }
@@ -172,6 +135,9 @@ struct SettlementService::State {
   // transfers and runs (the ledger balance once the replay is complete).
   std::vector<int64_t> cash;
   std::unordered_map<uint64_t, SpotTrade> spot_trades;
+  // Deposits and withdrawals booked since the last run (the first run:
+  // the opening collateral too), for the next run's report.
+  std::vector<CashLine> transfers;
   std::map<int64_t, RunReport> reports;
   std::map<int64_t, RunResult> results;
   // Dates whose bookings reached the engine (kCollateralChanged events).
@@ -198,6 +164,11 @@ struct SettlementService::State {
       if (a < config.opening_collateral.size() && MemberOf(uint32_t(a)) != 0 &&
           config.opening_collateral[a] > 0) {
         cash[a] = config.opening_collateral[a];
+        Movement m;
+        m.kind = MovementKind::kDeposit;
+        m.account = static_cast<uint32_t>(a);
+        m.amount_micros = config.opening_collateral[a];
+        transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
       }
     }
   }
@@ -237,14 +208,17 @@ struct SettlementService::State {
       t.price = price;
       t.lots = lots;
       t.delivery_day = spot_delivery_day[inst];
+      t.match_time = e.ts.nanos;
+      t.day = config.calendar.DayOfFill(e.ts.nanos, config.settle_seconds);
       spot_trades.emplace(e.trade_id.value, t);
       return;
     }
     if (!c->future) return;
     const int64_t ts = e.ts.nanos;
     const int64_t day = config.calendar.DayOfFill(ts, config.settle_seconds);
-    pending.push_back({day, inst, buyer, lots, price, e.trade_id.value});
-    pending.push_back({day, inst, seller, -lots, price, e.trade_id.value});
+    pending.push_back({day, inst, buyer, lots, price, e.trade_id.value, ts});
+    pending.push_back(
+        {day, inst, seller, -lots, price, e.trade_id.value, ts});
     FutureState& f = futures[inst];
     if (f.trade_day != day) {
       f.trade_day = day;
@@ -292,6 +266,7 @@ struct SettlementService::State {
     if (m.account < cash.size()) cash[m.account] += m.amount_micros;
     const Status st = ledger->PostTransfer(m);
     if (!st.ok() && status.ok()) status = st;
+    if (st.ok()) transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
   }
 
   // The FSP of `c` for the month of its last trading day.
@@ -326,8 +301,52 @@ struct SettlementService::State {
     return FinalSettlementPrice(month, carried);
   }
 
+  // The report's fills (today's futures fills, the spot trades of the
+  // day not listed before) and cash lines (the transfers since the last
+  // run, then the run's movements).
+  void ListTradesAndCash(int64_t date, const std::vector<PendingFill>& today,
+                         const std::vector<Movement>& movements,
+                         RunReport* report) const;
+
   void Run(int64_t date);
 };
+
+void SettlementService::State::ListTradesAndCash(
+    int64_t date, const std::vector<PendingFill>& today,
+    const std::vector<Movement>& movements, RunReport* report) const {
+  std::vector<TradeLine>& trades = report->trades;
+  trades.reserve(today.size());
+  for (const PendingFill& f : today) {
+    trades.push_back({f.trade_id, f.ts, f.account, MemberOf(f.account),
+                      f.instrument, f.lots, f.price, false});
+  }
+  for (const auto& [id, t] : spot_trades) {
+    if (t.reported || t.day > date) continue;
+    trades.push_back({id, t.match_time, t.buyer, MemberOf(t.buyer),
+                      t.instrument, t.lots, t.price, t.busted});
+    trades.push_back({id, t.match_time, t.seller, MemberOf(t.seller),
+                      t.instrument, -t.lots, t.price, t.busted});
+  }
+  std::sort(trades.begin(), trades.end(),
+            [](const TradeLine& x, const TradeLine& y) {
+              return std::tie(x.match_time, x.trade_id, x.instrument,
+                              x.account, x.lots) <
+                     std::tie(y.match_time, y.trade_id, y.instrument,
+                              y.account, y.lots);
+            });
+  report->cash = transfers;
+  const std::size_t first_run = report->cash.size();
+  for (const Movement& m : movements) {
+    report->cash.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
+  }
+  std::sort(report->cash.begin() + static_cast<std::ptrdiff_t>(first_run),
+            report->cash.end(), [](const CashLine& x, const CashLine& y) {
+              return std::tie(x.movement.kind, x.movement.account,
+                              x.movement.ref) <
+                     std::tie(y.movement.kind, y.movement.account,
+                              y.movement.ref);
+            });
+}
 
 void SettlementService::State::Run(int64_t date) {
   if (!status.ok()) return;
@@ -422,7 +441,7 @@ void SettlementService::State::Run(int64_t date) {
     for (const PendingFill& f : today) {
       if (price[f.instrument] == 0) {
         status = FailedPreconditionError(
-            "settlement of " + Date(date) +
+            "settlement of " + DateText(date) +
             " refused: every fill is counted exactly once (trade " +
             std::to_string(f.trade_id) + " of an unsettled contract)");
         return;
@@ -444,7 +463,7 @@ void SettlementService::State::Run(int64_t date) {
       }
       if (end - k != 2 || sum != 0) {
         status = FailedPreconditionError(
-            "settlement of " + Date(date) +
+            "settlement of " + DateText(date) +
             " refused: every fill is counted exactly once (trade " +
             std::to_string(sides[k].trade_id) + " has " +
             std::to_string(end - k) + " sides netting to " +
@@ -484,7 +503,13 @@ void SettlementService::State::Run(int64_t date) {
       if (lines[a].positions.empty()) {
         lines[a].positions.reserve(report.contracts.size());
       }
-      lines[a].positions.push_back({i, after, vm});
+      AccountSettlement::Line line{i, after, vm};
+      if (cs.final) {  // closed at the FSP: the report shows position 0
+        line.closed = true;
+        line.final_quantity = after;
+        line.position = 0;
+      }
+      lines[a].positions.push_back(line);
       if (vm != 0) {
         Movement m;
         m.date = date;
@@ -499,7 +524,7 @@ void SettlementService::State::Run(int64_t date) {
     // Fills of unknown accounts would be skipped above: refuse instead.
     while (j < today.size() && today[j].instrument == i) {
       status = FailedPreconditionError(
-          "settlement of " + Date(date) +
+          "settlement of " + DateText(date) +
           " refused: every fill is counted exactly once (account " +
           std::to_string(today[j].account) + " is unknown)");
       return;
@@ -514,7 +539,7 @@ void SettlementService::State::Run(int64_t date) {
     }
     if (sum != 0) {
       status = FailedPreconditionError(
-          "settlement of " + Date(date) +
+          "settlement of " + DateText(date) +
           " refused: positions net to zero per contract (" + c.symbol +
           " nets to " + std::to_string(sum) + ")");
       return;
@@ -541,6 +566,7 @@ void SettlementService::State::Run(int64_t date) {
   }
   report.spot_trades_paid = paid.size();
   report.movements = movements.size();
+  ListTradesAndCash(date, today, movements, &report);
 
   // The prices and positions after the run.
   std::vector<int64_t> settle(config.instruments.size(), 0);
@@ -587,6 +613,13 @@ void SettlementService::State::Run(int64_t date) {
   positions = std::move(new_positions);
   pending = std::move(later);
   for (const uint64_t id : paid) spot_trades[id].paid = true;
+  for (const TradeLine& t : report.trades) {
+    if (auto it = spot_trades.find(t.trade_id);
+        it != spot_trades.end() && it->second.instrument == t.instrument) {
+      it->second.reported = true;
+    }
+  }
+  transfers.clear();
   for (std::size_t a = 0; a < net.size(); ++a) cash[a] += net[a];
   for (const ContractSettlement& cs : report.contracts) {
     FutureState& f = futures[cs.instrument];
@@ -716,91 +749,6 @@ std::vector<RunResult> SettlementService::UnappliedResults() const {
 
 const RunResult* SettlementService::LatestResult() const {
   return s_->results.empty() ? nullptr : &s_->results.rbegin()->second;
-}
-
-std::string ReportJson(const SettlementConfig& config, const RunReport& r,
-                       uint32_t member) {
-  auto name = [](const std::vector<std::string>& v, uint32_t i) {
-    return i < v.size() ? v[i] : std::to_string(i);
-  };
-  std::string out = "{\"date\":\"" + Date(r.date) + "\",\"contracts\":[";
-  for (std::size_t k = 0; k < r.contracts.size(); ++k) {
-    const ContractSettlement& c = r.contracts[k];
-    if (k != 0) out += ',';
-    out += "{\"symbol\":\"" + config.instruments[c.instrument].symbol +
-           "\",\"price\":\"" + PriceText(c.price) + "\",\"tier\":\"" +
-           TierName(c.tier) + "\",\"final\":" + (c.final ? "true" : "false") +
-           ",\"disrupted\":" + (c.disrupted ? "true" : "false") +
-           ",\"open_interest\":" + std::to_string(c.open_interest) + "}";
-  }
-  out += "],\"accounts\":[";
-  bool first = true;
-  for (const AccountSettlement& a : r.accounts) {
-    if (a.member == 0 || (member != 0 && a.member != member)) continue;
-    if (a.positions.empty() && a.variation_margin == 0 && a.spot_cash == 0 &&
-        a.initial_margin == 0) {
-      continue;
-    }
-    if (!first) out += ',';
-    first = false;
-    out += "{\"account\":\"" + name(config.account_names, a.account) +
-           "\",\"clearing_member\":\"" + name(config.member_names, a.member) +
-           "\",\"positions\":{";
-    for (std::size_t k = 0; k < a.positions.size(); ++k) {
-      if (k != 0) out += ',';
-      out += "\"" + config.instruments[a.positions[k].instrument].symbol +
-             "\":{\"position\":" + std::to_string(a.positions[k].position) +
-             ",\"variation_margin\":\"" +
-             Dollars(a.positions[k].variation_margin) + "\"}";
-    }
-    out += "},\"fills\":" + std::to_string(a.fills) +
-           ",\"variation_margin\":\"" + Dollars(a.variation_margin) +
-           "\",\"spot_cash\":\"" + Dollars(a.spot_cash) +
-           "\",\"initial_margin\":\"" + Dollars(a.initial_margin) +
-           "\",\"collateral\":\"" + Dollars(a.collateral) + "\"}";
-  }
-  out += "]}";
-  return out;
-}
-
-std::string ReportCsv(const SettlementConfig& config, const RunReport& r,
-                      uint32_t member) {
-  auto name = [](const std::vector<std::string>& v, uint32_t i) {
-    return i < v.size() ? v[i] : std::to_string(i);
-  };
-  std::string out =
-      "date,account,clearing_member,contract,position,settlement_price,tier,"
-      "variation_margin,spot_cash,initial_margin,collateral\n";
-  std::map<uint32_t, const ContractSettlement*> by_id;
-  for (const ContractSettlement& c : r.contracts) by_id[c.instrument] = &c;
-  for (const AccountSettlement& a : r.accounts) {
-    if (a.member == 0 || (member != 0 && a.member != member)) continue;
-    if (a.positions.empty() && a.spot_cash == 0) continue;
-    std::string head = Date(r.date);
-    head += ',';
-    head += name(config.account_names, a.account);
-    head += ',';
-    head += name(config.member_names, a.member);
-    head += ',';
-    std::string tail = ",";
-    tail += Dollars(a.initial_margin);
-    tail += ',';
-    tail += Dollars(a.collateral);
-    tail += '\n';
-    for (const AccountSettlement::Line& l : a.positions) {
-      const auto it = by_id.find(l.instrument);
-      const ContractSettlement* c = it == by_id.end() ? nullptr : it->second;
-      out += head + config.instruments[l.instrument].symbol + "," +
-             std::to_string(l.position) + "," +
-             (c != nullptr ? PriceText(c->price) : "") + "," +
-             (c != nullptr ? TierName(c->tier) : "") + "," +
-             Dollars(l.variation_margin) + ",0.000000" + tail;
-    }
-    if (a.spot_cash != 0) {  // the day's spot trades paid and received
-      out += head + "SPOT,,,,0.000000," + Dollars(a.spot_cash) + tail;
-    }
-  }
-  return out;
 }
 
 }  // namespace cfx::settlement

@@ -74,12 +74,16 @@ struct AccountSettlement {
   uint32_t account = 0;
   uint32_t member = 0;
   // Per contract with a position or a fill today: the position after the
-  // run (final contracts: before closing) and that contract's VM (or final
-  // settlement), micro-dollars.
+  // run (0 for a contract closed by final settlement) and that contract's
+  // VM (or final settlement), micro-dollars.
   struct Line {
     uint32_t instrument = 0;
     int64_t position = 0;
     int64_t variation_margin = 0;
+    // Closed by final settlement today: `final_quantity` lots (signed) were
+    // settled at the FSP and `position` is 0.
+    bool closed = false;
+    int64_t final_quantity = 0;
   };
   std::vector<Line> positions;
   int64_t fills = 0;             // fills counted today
@@ -89,6 +93,27 @@ struct AccountSettlement {
   int64_t collateral = 0;        // ledger balance after the run
 };
 
+// One fill of the business day: one side of a futures or spot trade.
+struct TradeLine {
+  uint64_t trade_id = 0;
+  int64_t match_time = 0;  // ns since 1970-01-01 UTC
+  uint32_t account = 0;
+  uint32_t member = 0;
+  uint32_t instrument = 0;
+  int64_t lots = 0;        // signed: bought > 0, sold < 0
+  int64_t price = 0;       // price units
+  bool busted = false;     // a spot trade busted before the run
+};
+
+// One cash movement of an account: a movement of the run, or a deposit or
+// withdrawal booked since the previous run (the first run: since the
+// ledger opened, the opening collateral included).
+struct CashLine {
+  Movement movement;
+  uint32_t member = 0;
+  BookKind counterparty = BookKind::kHouse;  // ChainEnd(movement.kind)
+};
+
 struct RunReport {
   int64_t date = 0;
   std::vector<ContractSettlement> contracts;
@@ -96,6 +121,12 @@ struct RunReport {
   uint64_t fills = 0;
   uint64_t spot_trades_paid = 0;
   uint64_t movements = 0;
+  // The day's fills by (match time, trade id, account); the cash
+  // movements: deposits and withdrawals in the order they were booked,
+  // then the run's by (kind, account, ref). So each account's collateral
+  // is the previous report's plus the sum of its lines here.
+  std::vector<TradeLine> trades;
+  std::vector<CashLine> cash;
 };
 
 // What the exchange must be told after a run: each account's net booking
@@ -165,12 +196,5 @@ class SettlementService {
   std::unique_ptr<State> s_;
 };
 
-// The report as JSON (the ledger keeps it with the run). member != 0
-// keeps only that clearing member's accounts.
-std::string ReportJson(const SettlementConfig& config, const RunReport& r,
-                       uint32_t member = 0);
-// The report as CSV: one line per (account, contract) and per cash line.
-std::string ReportCsv(const SettlementConfig& config, const RunReport& r,
-                      uint32_t member = 0);
 
 }  // namespace cfx::settlement

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "settlement/settlement_report.h"
 #include "tests/support/temp_dir.h"
 
 namespace cfx::settlement {
@@ -412,8 +413,13 @@ TEST(SettlementService, ReportsKeepToTheMembersAccounts) {
   auto svc = SettlementService::InMemory(TestConfig());
   ThreeDays().FeedTo(*svc);
   const RunReport* r = svc->Report(kDec1 + 2);
-  const std::string cm1 = ReportCsv(TestConfig(), *r, 1);
-  EXPECT_NE(cm1.find(",A1,CM-1,XB2SZ6,3,6.1500,2,182.500000,"),
+  const std::string cm1 = ReportJson(TestConfig(), *r, 1);
+  EXPECT_NE(cm1.find("\"price\":\"6.15\",\"tier\":\"2\""),
+            std::string::npos)
+      << cm1;
+  EXPECT_NE(cm1.find("{\"account\":\"A1\",\"clearing_member\":\"CM-1\","
+                     "\"positions\":{\"XB2SZ6\":{\"position\":3,"
+                     "\"variation_margin\":\"182.500000\"}}"),
             std::string::npos)
       << cm1;
   EXPECT_EQ(cm1.find("A3"), std::string::npos);
@@ -421,6 +427,155 @@ TEST(SettlementService, ReportsKeepToTheMembersAccounts) {
   const std::string json = ReportJson(TestConfig(), *r, 2);
   EXPECT_NE(json.find("\"account\":\"A3\""), std::string::npos) << json;
   EXPECT_EQ(json.find("\"A1\""), std::string::npos) << json;
+}
+
+// The line of `account` in `instrument` of a report, or nullptr.
+const AccountSettlement::Line* LineOf(const RunReport& r, uint32_t account,
+                                      uint32_t instrument) {
+  for (const AccountSettlement::Line& l : r.accounts[account].positions) {
+    if (l.instrument == instrument) return &l;
+  }
+  return nullptr;
+}
+
+TEST(SettlementService, ReportsListEachFillOfTheDayWithItsSide) {
+  auto svc = SettlementService::InMemory(TestConfig());
+  ThreeDays().FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  // Day 2: trade 2, A2 (CM-1) buys 1 from A4 (CM-2) at $6.00 at 20:55.
+  const RunReport* d2 = svc->Report(kDec1 + 1);
+  ASSERT_EQ(d2->trades.size(), 2u);
+  for (const TradeLine& t : d2->trades) {
+    EXPECT_EQ(t.trade_id, 2u);
+    EXPECT_EQ(t.match_time, At(kDec1 + 1, 20, 55));
+    EXPECT_EQ(t.instrument, kDec);
+    EXPECT_EQ(t.price, Px(600));
+    EXPECT_FALSE(t.busted);
+  }
+  const TradeLine& buy = d2->trades[0].lots > 0 ? d2->trades[0] : d2->trades[1];
+  const TradeLine& sell = d2->trades[0].lots > 0 ? d2->trades[1] : d2->trades[0];
+  EXPECT_EQ(buy.account, 2u);
+  EXPECT_EQ(buy.member, 1u);
+  EXPECT_EQ(buy.lots, 1);
+  EXPECT_EQ(sell.account, 4u);
+  EXPECT_EQ(sell.member, 2u);
+  EXPECT_EQ(sell.lots, -1);
+  // Each member's JSON lists its own side only.
+  const std::string cm1 = ReportJson(TestConfig(), *d2, 1);
+  EXPECT_NE(cm1.find("\"trades\":[{\"trade_id\":2,\"match_time\":"
+                     "\"2026-12-02T20:55:00.000000000Z\",\"account\":\"A2\","
+                     "\"symbol\":\"XB2SZ6\",\"side\":\"BUY\",\"quantity\":1,"
+                     "\"price\":\"6.00\",\"busted\":false}]"),
+            std::string::npos)
+      << cm1;
+  EXPECT_EQ(cm1.find("\"A4\""), std::string::npos) << cm1;
+}
+
+TEST(SettlementService, ReportsListSpotTradesOnTheDayTheyMatched) {
+  Stream s;
+  const int64_t delivery = kDec1 + 2;
+  s.Listed(kSpot, At(kDec1, 0), delivery);
+  s.Trade(kSpot, At(kDec1, 10), 600, 2, 1, 3);
+  s.Fixing(kDec1);
+  s.Fixing(kDec1 + 1);
+  s.Fixing(delivery);
+  auto svc = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  const RunReport* matched = svc->Report(kDec1);
+  ASSERT_EQ(matched->trades.size(), 2u);
+  EXPECT_EQ(matched->trades[0].instrument, kSpot);
+  EXPECT_EQ(matched->trades[0].match_time, At(kDec1, 10));
+  EXPECT_TRUE(svc->Report(kDec1 + 1)->trades.empty());
+  // The cash moves on the delivery day, referencing the trade.
+  const RunReport* paid = svc->Report(delivery);
+  EXPECT_TRUE(paid->trades.empty());
+  ASSERT_EQ(paid->cash.size(), 2u);
+  for (const CashLine& c : paid->cash) {
+    EXPECT_EQ(c.movement.kind, MovementKind::kSpotCash);
+    EXPECT_EQ(c.movement.ref, 1u);
+    EXPECT_EQ(c.counterparty, BookKind::kHouse);
+  }
+}
+
+TEST(SettlementService, CashMovementsReconcileEveryCollateral) {
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 3);
+  s.Fixing(kDec1);
+  s.Deposit(2, At(kDec1 + 1, 9), Usd(50'000));
+  s.Trade(kDec, At(kDec1 + 1, 20, 55), 600, 1, 2, 4);
+  s.Fixing(kDec1 + 1);
+  auto svc = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  // The first run lists the opening collateral, from the bank.
+  const RunReport* d1 = svc->Report(kDec1);
+  ASSERT_EQ(d1->cash.size(), 4u);  // no VM on day 1: traded at the DSP
+  for (const CashLine& c : d1->cash) {
+    EXPECT_EQ(c.movement.kind, MovementKind::kDeposit);
+    EXPECT_EQ(c.movement.amount_micros, kOpening);
+    EXPECT_EQ(c.counterparty, BookKind::kBank);
+  }
+  // Day 2: the deposit, then the VM of A1 and A3 through the house.
+  const RunReport* d2 = svc->Report(kDec1 + 1);
+  ASSERT_EQ(d2->cash.size(), 3u);
+  EXPECT_EQ(d2->cash[0].movement.kind, MovementKind::kDeposit);
+  EXPECT_EQ(d2->cash[0].movement.account, 2u);
+  EXPECT_EQ(d2->cash[0].movement.ref, 3u);  // the event's seq
+  EXPECT_EQ(d2->cash[1].movement.kind, MovementKind::kVariationMargin);
+  EXPECT_EQ(d2->cash[1].movement.account, 1u);
+  EXPECT_EQ(d2->cash[1].movement.amount_micros, Usd(14'600));
+  EXPECT_EQ(d2->cash[1].counterparty, BookKind::kHouse);
+  EXPECT_EQ(d2->cash[2].member, 2u);
+  // Each account: the previous collateral plus its lines.
+  std::vector<int64_t> collateral(5, 0);
+  for (const RunReport* r : {d1, d2}) {
+    for (const CashLine& c : r->cash) {
+      collateral[c.movement.account] += c.movement.amount_micros;
+    }
+    for (uint32_t a = 1; a <= 4; ++a) {
+      EXPECT_EQ(r->accounts[a].collateral, collateral[a]) << a;
+    }
+  }
+  const std::string cm2 = ReportJson(TestConfig(), *d2, 2);
+  EXPECT_NE(cm2.find("\"cash_movements\":[{\"kind\":\"VARIATION_MARGIN\","
+                     "\"account\":\"A3\",\"amount\":\"-146.000000\","
+                     "\"counterparty\":\"CLEARING-HOUSE\",\"reference\":"
+                     "\"XB2SZ6\"}]"),
+            std::string::npos)
+      << cm2;
+}
+
+TEST(SettlementService, FinalSettlementShowsPositionZeroAndTheClosedQuantity) {
+  auto svc = SettlementService::InMemory(TestConfig());
+  svc->set_fixings(December(612, 23));
+  HoldThroughDecember().FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  const RunReport* last = svc->Report(kDec31);
+  const AccountSettlement::Line* a1 = LineOf(*last, 1, kDec);
+  const AccountSettlement::Line* a3 = LineOf(*last, 3, kDec);
+  ASSERT_TRUE(a1 != nullptr && a3 != nullptr);
+  EXPECT_EQ(a1->position, 0);
+  EXPECT_TRUE(a1->closed);
+  EXPECT_EQ(a1->final_quantity, 2);
+  EXPECT_EQ(a1->variation_margin, Usd(32'120));
+  EXPECT_EQ(a3->position, 0);
+  EXPECT_EQ(a3->final_quantity, -2);
+  // The day before, the position was open.
+  const AccountSettlement::Line* before = LineOf(*svc->Report(kDec31 - 1), 1, kDec);
+  ASSERT_NE(before, nullptr);
+  EXPECT_EQ(before->position, 2);
+  EXPECT_FALSE(before->closed);
+  // The FSP at $0.001, the DSPs at the tick.
+  const std::string json = ReportJson(TestConfig(), *last, 1);
+  EXPECT_NE(json.find("{\"symbol\":\"XB2SZ6\",\"price\":\"6.120\",\"tier\":"
+                      "\"FINAL\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"XB2SZ6\":{\"position\":0,\"variation_margin\":"
+                      "\"321.200000\",\"closed\":true,\"final_quantity\":2}"),
+            std::string::npos)
+      << json;
 }
 
 }  // namespace
