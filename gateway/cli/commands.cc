@@ -1297,9 +1297,9 @@ int RunSettleReport(const GlobalOptions& g, const SettleArgs& a) {
   q->set_date(a.date);
   const uint64_t id = q->request_id();
   if (const int rc = c.Send(e); rc != kExitOk) return rc;
-  // A large report comes in parts: contracts first, then accounts.
+  // A large report comes in parts: contracts first, then accounts, fills
+  // and movements; merging appends every repeated field.
   w::SettlementReport report;
-  bool first = true;
   const int rc =
       c.Await("settlement report", "the settlement report", milliseconds(0),
               [&](const w::Envelope& m) {
@@ -1308,13 +1308,7 @@ int RunSettleReport(const GlobalOptions& g, const SettleArgs& a) {
                   return Refusal(c, "settlement report", id, m);
                 }
                 const w::SettlementReport& part = m.settlement_report();
-                if (first) {
-                  report = part;
-                  first = false;
-                } else {
-                  report.mutable_contracts()->MergeFrom(part.contracts());
-                  report.mutable_accounts()->MergeFrom(part.accounts());
-                }
+                report.MergeFrom(part);
                 return part.more() ? kKeepWaiting : kExitOk;
               });
   if (rc != kExitOk) return rc;

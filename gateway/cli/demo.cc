@@ -825,11 +825,11 @@ Result<w::SettlementReport> Demo::Report(Session& s, const std::string& date) {
                      ReasonText(EnumName(ack.reason()), ack.text()));
     }
     const w::SettlementReport& part = r.value().settlement_report();
-    report.set_request_id(id);
-    report.set_date(part.date());
-    for (const auto& c : part.contracts()) *report.add_contracts() = c;
-    for (const auto& a : part.accounts()) *report.add_accounts() = a;
-    if (!part.more()) return report;
+    report.MergeFrom(part);  // appends every repeated field
+    if (!part.more()) {
+      report.set_more(false);
+      return report;
+    }
   }
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "exchange/text_format.h"
+#include "gateway/cli/settlement_sections.h"
 #include "gateway/cli/text.h"
 #include "gateway/client/decimal.h"
 
@@ -560,36 +562,9 @@ std::string LocalBook::Json(std::size_t depth) const {
 
 namespace {
 
-std::string ContractFlags(const w::SettlementPrice& c) {
-  std::string flags = c.final() ? "final" : "";
-  if (c.disrupted()) flags += flags.empty() ? "DISRUPTED" : ", DISRUPTED";
-  return flags;
-}
-
-// A CSV field: as is, or in quotes (doubled inside) when it holds a
-// separator, a quote or a line break.
-std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // True for "", "0", "0.00", "-0.000": a decimal without a non-zero digit.
 bool IsZero(const std::string& decimal) {
   return decimal.find_first_of("123456789") == std::string::npos;
-}
-
-std::string CsvLine(const std::vector<std::string>& fields) {
-  std::string out;
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    if (i > 0) out += ',';
-    out += CsvField(fields[i]);
-  }
-  return out + "\n";
 }
 
 std::string SettlementPriceJson(const w::SettlementPrice& c) {
@@ -626,13 +601,14 @@ std::string SettlementReportText(const w::SettlementReport& r) {
   out += contracts.size() > 1 ? FormatTable(contracts, {1, 3})
                               : std::string("contracts: none\n");
   std::vector<std::vector<std::string>> positions = {
-      {"ACCOUNT", "MEMBER", "CONTRACT", "POSITION", "VM"}};
+      {"ACCOUNT", "MEMBER", "CONTRACT", "POSITION", "VM", "FLAGS"}};
   std::vector<std::vector<std::string>> accounts = {
       {"ACCOUNT", "MEMBER", "FILLS", "VM", "SPOT_CASH", "IM", "COLLATERAL"}};
   for (const w::AccountSettlement& a : r.accounts()) {
     for (const w::PositionLine& p : a.positions()) {
       positions.push_back({a.account(), a.clearing_member(), p.symbol(),
-                           std::to_string(p.position()), p.variation_margin()});
+                           std::to_string(p.position()), p.variation_margin(),
+                           p.closed() ? "closed" : ""});
     }
     accounts.push_back({a.account(), a.clearing_member(),
                         std::to_string(a.fills()), a.variation_margin(),
@@ -644,6 +620,9 @@ std::string SettlementReportText(const w::SettlementReport& r) {
   out += "\n";
   out += accounts.size() > 1 ? FormatTable(accounts, {2, 3, 4, 5, 6})
                              : std::string("accounts: none\n");
+  out += "\n" + SettlementFinalsText(r);
+  out += "\n" + SettlementTradesText(r);
+  out += "\n" + SettlementMovementsText(r);
   return out;
 }
 
@@ -651,7 +630,8 @@ std::string SettlementReportCsv(const w::SettlementReport& r) {
   std::string out =
       CsvLine({"date", "account", "clearing_member", "contract", "position",
                "settlement_price", "tier", "variation_margin", "spot_cash",
-               "initial_margin", "collateral"});
+               "initial_margin", "collateral", "flags"});
+  const std::string zero = exchange::FormatAmount(exchange::Amount{});
   for (const w::AccountSettlement& a : r.accounts()) {
     for (const w::PositionLine& p : a.positions()) {
       std::string price;
@@ -664,20 +644,25 @@ std::string SettlementReportCsv(const w::SettlementReport& r) {
       }
       out += CsvLine({r.date(), a.account(), a.clearing_member(), p.symbol(),
                       std::to_string(p.position()), price, tier,
-                      p.variation_margin(), "0", a.initial_margin(),
-                      a.collateral()});
+                      p.variation_margin(), zero, a.initial_margin(),
+                      a.collateral(), PositionFlags(r, p)});
     }
     const bool spot = !IsZero(a.spot_cash());
     if (spot) {
-      out +=
-          CsvLine({r.date(), a.account(), a.clearing_member(), "SPOT", "", "",
-                   "", "0", a.spot_cash(), a.initial_margin(), a.collateral()});
+      out += CsvLine({r.date(), a.account(), a.clearing_member(), "SPOT", "",
+                      "", "", zero, a.spot_cash(), a.initial_margin(),
+                      a.collateral(), ""});
     }
     if (a.positions().empty() && !spot) {
       out += CsvLine({r.date(), a.account(), a.clearing_member(), "", "", "",
-                      "", "0", "0", a.initial_margin(), a.collateral()});
+                      "", zero, zero, a.initial_margin(), a.collateral(),
+                      ""});
     }
   }
+  out += "\n" + SettlementContractsCsv(r);
+  out += "\n" + SettlementFinalsCsv(r);
+  out += "\n" + SettlementTradesCsv(r);
+  out += "\n" + SettlementMovementsCsv(r);
   return out;
 }
 
@@ -691,6 +676,8 @@ std::string SettlementReportJson(const w::SettlementReport& r) {
                        .Str("symbol", p.symbol())
                        .Int("position", p.position())
                        .Str("variation_margin", p.variation_margin())
+                       .Bool("closed", p.closed())
+                       .Int("final_quantity", p.final_quantity())
                        .str();
     }
     positions += "]";
@@ -712,6 +699,8 @@ std::string SettlementReportJson(const w::SettlementReport& r) {
       .Str("date", r.date())
       .Raw("contracts", SettlementPricesJson(r.contracts()))
       .Raw("accounts", accounts)
+      .Raw("trades", SettlementTradesJson(r))
+      .Raw("movements", SettlementMovementsJson(r))
       .str();
 }
 

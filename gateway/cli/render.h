@@ -63,19 +63,24 @@ std::string IndexExplanationText(const wire::v1::IndexExplanation& x);
 // Clearing (docs/cli.md, "Clearing"). SettlementReportText: a title line
 // ("settlement 2026-12-03"), a table of the contracts (CONTRACT, PRICE,
 // TIER, OPEN_INTEREST, FLAGS), a table with one row per account and
-// contract (ACCOUNT, MEMBER, CONTRACT, POSITION, VM) and one with one row
-// per account (ACCOUNT, MEMBER, FILLS, VM, SPOT_CASH, IM, COLLATERAL); a
-// table without rows says "none".
+// contract (ACCOUNT, MEMBER, CONTRACT, POSITION, VM, FLAGS: "closed" when
+// final settlement closed it), one with one row per account (ACCOUNT,
+// MEMBER, FILLS, VM, SPOT_CASH, IM, COLLATERAL), then the final
+// settlements, the fills and the cash movements (settlement_sections.h);
+// tables one empty line apart, a table without rows says "none".
 std::string SettlementReportText(const wire::v1::SettlementReport& r);
 // A header line, then one line per account and contract, one "SPOT" line
 // per account with spot cash, and one line with an empty contract for an
 // account with neither: date, account, clearing_member, contract,
 // position, settlement_price, tier, variation_margin, spot_cash,
-// initial_margin, collateral. Fields with ',', '"' or a line break are
-// quoted (RFC 4180).
+// initial_margin, collateral, flags (the contract's "final", "DISRUPTED",
+// and "closed"). Then, each after an empty line, the contracts, final
+// settlements, fills and movements tables (settlement_sections.h). Fields with ',', '"'
+// or a line break are quoted (RFC 4180).
 std::string SettlementReportCsv(const wire::v1::SettlementReport& r);
 // One object: {"type":"settlement_report","date":...,"contracts":[...],
-// "accounts":[...]}; money and prices as decimal strings.
+// "accounts":[...],"trades":[...],"movements":[...]}; money and prices as
+// decimal strings.
 std::string SettlementReportJson(const wire::v1::SettlementReport& r);
 // "ok" or the error, the latest date and its prices, the settled dates.
 std::string SettlementStatusText(const wire::v1::SettlementStatus& s);

@@ -28,6 +28,7 @@
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "index/index_service.h"
+#include "settlement/settlement_report.h"
 #include "settlement/settlement_service.h"
 
 namespace cfx::gateway::fix {
@@ -1272,17 +1273,6 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
 
 namespace {
 
-// Micro-dollars as a FIX amount: at least 2 and at most 6 decimals, exact.
-std::string FixAmount(int64_t micros) {
-  const bool neg = micros < 0;
-  const uint64_t m =
-      neg ? 0 - static_cast<uint64_t>(micros) : static_cast<uint64_t>(micros);
-  std::string out = (neg ? "-" : "") + std::to_string(m / 1'000'000) + ".";
-  std::string frac = std::to_string(1'000'000 + m % 1'000'000).substr(1);
-  while (frac.size() > 2 && frac.back() == '0') frac.pop_back();
-  return out + frac;
-}
-
 // "YYYYMMDD" -> days since 1970-01-01.
 std::optional<int64_t> ParseFixDate(const std::string& v) {
   if (v.size() != 8) return std::nullopt;
@@ -1391,9 +1381,12 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
       if (c == nullptr) continue;
       const settlement::ContractSettlement* before =
           price_of(prior, l.instrument);
-      const int64_t prior_price =
-          before != nullptr ? before->price
-                            : sc.instruments[l.instrument].initial_reference;
+      const std::string prior_price =
+          before != nullptr
+              ? settlement::SettlementPriceText(sc, *before)
+              : settlement::TickPriceText(
+                    sc, l.instrument,
+                    sc.instruments[l.instrument].initial_reference);
       Message r;
       r.type = "AP";
       r.Add(721, "AP-" + req_id + "-" +
@@ -1405,28 +1398,31 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
       r.Add(1, sc.account_names[a.account]);
       r.Add(581, "1");
       r.Add(55, sc.instruments[l.instrument].symbol);
-      r.Add(730, exchange::FormatPrice(exchange::Price{c->price}));
+      r.Add(730, settlement::SettlementPriceText(sc, *c));
       r.Add(731, c->final ? "1" : "2");
-      r.Add(734, exchange::FormatPrice(exchange::Price{prior_price}));
-      r.Add(5830, c->final
-                      ? "FINAL"
-                      : std::string(1, static_cast<char>(
-                                           '0' + static_cast<int>(c->tier))));
+      r.Add(734, prior_price);
+      r.Add(5830, settlement::TierName(c->tier));
       if (c->final) r.Add(5831, c->disrupted ? "Y" : "N");
-      r.Add(5832, FixAmount(a.initial_margin));
-      r.Add(5833, FixAmount(a.collateral));
+      r.Add(5832, settlement::AmountText(a.initial_margin));
+      r.Add(5833, settlement::AmountText(a.collateral));
       Group pos;
       pos.count_tag = 702;
       pos.delimiter = 703;
-      pos.entries.push_back({{703, "FIN"},
-                             {704, Str(std::max<int64_t>(l.position, 0))},
-                             {705, Str(std::max<int64_t>(-l.position, 0))}});
+      const auto quantity = [&pos](const char* type, int64_t lots) {
+        pos.entries.push_back({{703, type},
+                               {704, Str(std::max<int64_t>(lots, 0))},
+                               {705, Str(std::max<int64_t>(-lots, 0))}});
+      };
+      // A contract closed by final settlement: 0 at the end of the day and
+      // the quantity settled at the FSP as its delivery quantity.
+      quantity("FIN", l.position);
+      if (l.closed) quantity("DLV", l.final_quantity);
       r.groups.push_back(std::move(pos));
       Group amt;
       amt.count_tag = 753;
       amt.delimiter = 707;
       amt.entries.push_back({{707, c->final ? "FMTM" : "IMTM"},
-                             {708, FixAmount(l.variation_margin)}});
+                             {708, settlement::AmountText(l.variation_margin)}});
       r.groups.push_back(std::move(amt));
       reports.push_back(std::move(r));
     }

@@ -8,6 +8,7 @@
 #include "exchange/core/reject_code.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/pb/index_desk.h"
+#include "settlement/settlement_report.h"
 
 namespace cfx::gateway::pb {
 
@@ -55,49 +56,12 @@ std::optional<int64_t> ParseAmountMicros(std::string_view text) {
 
 namespace {
 
-using internal::FormatMicros;
 using internal::Quote;
 using internal::Refuse;
+using settlement::AmountText;
 
-// Money keeps cents at least: "250000.00", "146.50", "0.000001".
-constexpr int kMoneyDecimals = 2;
 // Added to each repeated element's size for its tag and length prefix.
 constexpr std::size_t kElementOverhead = 8;
-
-std::string Money(int64_t micros) {
-  return FormatMicros(micros, kMoneyDecimals);
-}
-
-// Price units (1/10,000 USD) as USD: "5.90", "5.8125".
-std::string PriceText(int64_t units) {
-  const int64_t per_unit = settlement::kMicrosPerPriceUnit;
-  if (units > std::numeric_limits<int64_t>::max() / per_unit ||
-      units < std::numeric_limits<int64_t>::min() / per_unit) {
-    return std::to_string(units) + "e-4";
-  }
-  return FormatMicros(units * per_unit, kMoneyDecimals);
-}
-
-const char* TierText(settlement::DspTier t) {
-  switch (t) {
-    case settlement::DspTier::k1:
-      return "1";
-    case settlement::DspTier::k2:
-      return "2";
-    case settlement::DspTier::k3:
-      return "3";
-    case settlement::DspTier::kFinal:
-      return "FINAL";
-    case settlement::DspTier::kNone:
-      break;
-  }
-  return "";
-}
-
-const std::string& Name(const std::vector<std::string>& names, uint32_t i) {
-  static const std::string kNone;
-  return i < names.size() ? names[i] : kNone;
-}
 
 const std::string& Symbol(const settlement::SettlementConfig& c,
                           uint32_t instrument) {
@@ -109,8 +73,8 @@ const std::string& Symbol(const settlement::SettlementConfig& c,
 void ToWire(const settlement::SettlementConfig& config,
             const settlement::ContractSettlement& c, w::SettlementPrice* out) {
   out->set_symbol(Symbol(config, c.instrument));
-  out->set_price(PriceText(c.price));
-  out->set_tier(TierText(c.tier));
+  out->set_price(settlement::SettlementPriceText(config, c));
+  out->set_tier(settlement::TierName(c.tier));
   out->set_final(c.final);
   out->set_disrupted(c.disrupted);
   out->set_open_interest(c.open_interest);
@@ -118,19 +82,46 @@ void ToWire(const settlement::SettlementConfig& config,
 
 void ToWire(const settlement::SettlementConfig& config,
             const settlement::AccountSettlement& a, w::AccountSettlement* out) {
-  out->set_account(Name(config.account_names, a.account));
-  out->set_clearing_member(Name(config.member_names, a.member));
+  out->set_account(settlement::AccountName(config, a.account));
+  out->set_clearing_member(settlement::MemberName(config, a.member));
   for (const settlement::AccountSettlement::Line& l : a.positions) {
     w::PositionLine* p = out->add_positions();
     p->set_symbol(Symbol(config, l.instrument));
     p->set_position(l.position);
-    p->set_variation_margin(Money(l.variation_margin));
+    p->set_variation_margin(AmountText(l.variation_margin));
+    if (l.closed) {
+      p->set_closed(true);
+      p->set_final_quantity(l.final_quantity);
+    }
   }
   out->set_fills(a.fills);
-  out->set_variation_margin(Money(a.variation_margin));
-  out->set_spot_cash(Money(a.spot_cash));
-  out->set_initial_margin(Money(a.initial_margin));
-  out->set_collateral(Money(a.collateral));
+  out->set_variation_margin(AmountText(a.variation_margin));
+  out->set_spot_cash(AmountText(a.spot_cash));
+  out->set_initial_margin(AmountText(a.initial_margin));
+  out->set_collateral(AmountText(a.collateral));
+}
+
+void ToWire(const settlement::SettlementConfig& config,
+            const settlement::TradeLine& t, w::SettlementTrade* out) {
+  out->set_trade_id(t.trade_id);
+  out->set_match_time_ns(t.match_time);
+  out->set_account(settlement::AccountName(config, t.account));
+  out->set_clearing_member(settlement::MemberName(config, t.member));
+  out->set_symbol(Symbol(config, t.instrument));
+  out->set_side(t.lots > 0 ? w::SIDE_BUY : w::SIDE_SELL);
+  out->set_quantity(t.lots > 0 ? t.lots : -t.lots);
+  out->set_price(settlement::TickPriceText(config, t.instrument, t.price));
+  out->set_busted(t.busted);
+}
+
+void ToWire(const settlement::SettlementConfig& config,
+            const settlement::CashLine& c, w::CashMovement* out) {
+  out->set_kind(std::string(settlement::MovementKindName(c.movement.kind)));
+  out->set_account(settlement::AccountName(config, c.movement.account));
+  out->set_clearing_member(settlement::MemberName(config, c.member));
+  out->set_amount(AmountText(c.movement.amount_micros));
+  out->set_counterparty(settlement::CounterpartyName(c.counterparty));
+  out->set_reference(settlement::MovementReference(config, c.movement));
 }
 
 bool MaySeeSettlement(const UserConfig& user) {
@@ -202,7 +193,8 @@ std::vector<w::Envelope> SettlementDesk::Report(
   // part holds at least one element, however large).
   const auto room = [&](std::size_t n) {
     if (used + n <= kMaxMessageBytes ||
-        (part->contracts_size() == 0 && part->accounts_size() == 0)) {
+        (part->contracts_size() == 0 && part->accounts_size() == 0 &&
+         part->trades_size() == 0 && part->movements_size() == 0)) {
       return;
     }
     part->set_more(true);
@@ -212,23 +204,36 @@ std::vector<w::Envelope> SettlementDesk::Report(
     part->set_date(date);
     used = out.back().ByteSizeLong();
   };
-  for (const settlement::ContractSettlement& c : report->contracts) {
-    w::SettlementPrice p;
-    ToWire(config, c, &p);
-    const std::size_t n = p.ByteSizeLong() + kElementOverhead;
+  // Puts one element of a report (a contract, account, fill, movement)
+  // into the current part, or a new one when it would not fit.
+  const auto append = [&](const auto& line, auto element, auto add) {
+    ToWire(config, line, &element);
+    const std::size_t n = element.ByteSizeLong() + kElementOverhead;
     room(n);
-    *part->add_contracts() = std::move(p);
+    *add(*part) = std::move(element);
     used += n;
+  };
+  const auto visible = [&scope](uint32_t member) {
+    return member != 0 && (!scope.has_value() || member == *scope);
+  };
+  for (const settlement::ContractSettlement& c : report->contracts) {
+    append(c, w::SettlementPrice(),
+           [](w::SettlementReport& r) { return r.add_contracts(); });
   }
   for (const settlement::AccountSettlement& a : report->accounts) {
-    if (a.member == 0) continue;
-    if (scope.has_value() && a.member != *scope) continue;
-    w::AccountSettlement line;
-    ToWire(config, a, &line);
-    const std::size_t n = line.ByteSizeLong() + kElementOverhead;
-    room(n);
-    *part->add_accounts() = std::move(line);
-    used += n;
+    if (!visible(a.member)) continue;
+    append(a, w::AccountSettlement(),
+           [](w::SettlementReport& r) { return r.add_accounts(); });
+  }
+  for (const settlement::TradeLine& t : report->trades) {
+    if (!visible(t.member)) continue;
+    append(t, w::SettlementTrade(),
+           [](w::SettlementReport& r) { return r.add_trades(); });
+  }
+  for (const settlement::CashLine& c : report->cash) {
+    if (!visible(c.member)) continue;
+    append(c, w::CashMovement(),
+           [](w::SettlementReport& r) { return r.add_movements(); });
   }
   return out;
 }
@@ -298,7 +303,7 @@ SettlementDesk::Request SettlementDesk::Collateral(
   }
   const bool withdraw = m.action() == w::COLLATERAL_ACTION_WITHDRAW;
   const int64_t signed_micros = withdraw ? -*micros : *micros;
-  ack.set_amount(Money(signed_micros));
+  ack.set_amount(AmountText(signed_micros));
   r.submit = true;
   r.cmd.type = exchange::CommandType::kCollateral;
   r.cmd.account = account->id;
@@ -333,7 +338,7 @@ bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
   ack->set_seq(e.seq.value);
   if (e.type == exchange::EventType::kCollateralChanged) {
     ack->set_accepted(true);
-    ack->set_collateral_after(Money(e.leaves.lots));
+    ack->set_collateral_after(AmountText(e.leaves.lots));
     return true;
   }
   const exchange::RejectCode code = e.reject_code();

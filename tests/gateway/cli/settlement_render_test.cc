@@ -21,9 +21,10 @@ std::vector<std::string> Lines(const std::string& text) {
   return lines;
 }
 
-// Two contracts (one finally settled, DISRUPTED); FIRM-A long XB2SZ6 and
-// short XB2SF7, FIRM-B with spot cash only, PROV-C idle, "ODD,NAME" with a
-// comma in its name.
+// Two contracts (one finally settled, DISRUPTED); FIRM-A long 3 XB2SZ6,
+// closed by final settlement, and short XB2SF7, FIRM-B with spot cash
+// only, "ODD,NAME" idle with a comma in its name; two fills and three cash
+// movements.
 w::SettlementReport Report() {
   w::SettlementReport r;
   r.set_request_id(1);
@@ -45,50 +46,115 @@ w::SettlementReport Report() {
   a->set_clearing_member("CM-1");
   w::PositionLine* l = a->add_positions();
   l->set_symbol("XB2SZ6");
-  l->set_position(3);
-  l->set_variation_margin("146.00");
+  l->set_position(0);
+  l->set_variation_margin("146.000000");
+  l->set_closed(true);
+  l->set_final_quantity(3);
   l = a->add_positions();
   l->set_symbol("XB2SF7");
   l->set_position(-1);
-  l->set_variation_margin("-73.50");
+  l->set_variation_margin("-73.500000");
   a->set_fills(4);
-  a->set_variation_margin("72.50");
-  a->set_spot_cash("0.00");
-  a->set_initial_margin("646.05");
-  a->set_collateral("10000072.50");
+  a->set_variation_margin("72.500000");
+  a->set_spot_cash("0.000000");
+  a->set_initial_margin("646.050000");
+  a->set_collateral("10000072.500000");
   w::AccountSettlement* b = r.add_accounts();
   b->set_account("FIRM-B");
   b->set_clearing_member("CM-1");
-  b->set_variation_margin("0.00");
-  b->set_spot_cash("-1152.00");
-  b->set_initial_margin("0.00");
-  b->set_collateral("9998848.00");
+  b->set_variation_margin("0.000000");
+  b->set_spot_cash("-1152.000000");
+  b->set_initial_margin("0.000000");
+  b->set_collateral("9998848.000000");
   w::AccountSettlement* c = r.add_accounts();
   c->set_account("ODD,NAME");
   c->set_clearing_member("CM-1");
-  c->set_variation_margin("0.00");
-  c->set_spot_cash("0.00");
-  c->set_initial_margin("0.00");
-  c->set_collateral("5.00");
+  c->set_variation_margin("0.000000");
+  c->set_spot_cash("0.000000");
+  c->set_initial_margin("0.000000");
+  c->set_collateral("5.000000");
+  w::SettlementTrade* t = r.add_trades();
+  t->set_trade_id(41);
+  t->set_match_time_ns(1'798'748'400'000'000'000);  // 2026-12-31T20:20Z
+  t->set_account("FIRM-A");
+  t->set_clearing_member("CM-1");
+  t->set_symbol("XB2SF7");
+  t->set_side(w::SIDE_SELL);
+  t->set_quantity(1);
+  t->set_price("5.95");
+  t = r.add_trades();
+  t->set_trade_id(42);
+  t->set_match_time_ns(1'798'748'460'000'000'000);  // 20:21
+  t->set_account("FIRM-B");
+  t->set_clearing_member("CM-1");
+  t->set_symbol("B200-STD-20270102");
+  t->set_side(w::SIDE_BUY);
+  t->set_quantity(2);
+  t->set_price("6.00");
+  t->set_busted(true);
+  w::CashMovement* m = r.add_movements();
+  m->set_kind("DEPOSIT");
+  m->set_account("ODD,NAME");
+  m->set_clearing_member("CM-1");
+  m->set_amount("5.000000");
+  m->set_counterparty("BANK");
+  m->set_reference("17");
+  m = r.add_movements();
+  m->set_kind("FINAL_SETTLEMENT");
+  m->set_account("FIRM-A");
+  m->set_clearing_member("CM-1");
+  m->set_amount("146.000000");
+  m->set_counterparty("CLEARING-HOUSE");
+  m->set_reference("XB2SZ6");
+  m = r.add_movements();
+  m->set_kind("SPOT_CASH");
+  m->set_account("FIRM-B");
+  m->set_clearing_member("CM-1");
+  m->set_amount("-1152.000000");
+  m->set_counterparty("CLEARING-HOUSE");
+  m->set_reference("38");
   return r;
 }
 
-TEST(SettlementRender, TextShowsPricesThenPositionsThenAccountTotals) {
+TEST(SettlementRender, TextShowsPricesPositionsTotalsFinalsFillsAndCash) {
   const std::string text = SettlementReportText(Report());
-  EXPECT_EQ(text,
-            "settlement 2026-12-31\n"
-            "CONTRACT  PRICE  TIER   OPEN_INTEREST  FLAGS\n"
-            "XB2SZ6    6.125  FINAL              3  final, DISRUPTED\n"
-            "XB2SF7     5.90  1                 12\n"
-            "\n"
-            "ACCOUNT  MEMBER  CONTRACT  POSITION      VM\n"
-            "FIRM-A   CM-1    XB2SZ6           3  146.00\n"
-            "FIRM-A   CM-1    XB2SF7          -1  -73.50\n"
-            "\n"
-            "ACCOUNT   MEMBER  FILLS     VM  SPOT_CASH      IM   COLLATERAL\n"
-            "FIRM-A    CM-1        4  72.50       0.00  646.05  10000072.50\n"
-            "FIRM-B    CM-1        0   0.00   -1152.00    0.00   9998848.00\n"
-            "ODD,NAME  CM-1        0   0.00       0.00    0.00         5.00\n");
+  EXPECT_EQ(
+      text,
+      "settlement 2026-12-31\n"
+      "CONTRACT  PRICE  TIER   OPEN_INTEREST  FLAGS\n"
+      "XB2SZ6    6.125  FINAL              3  final, DISRUPTED\n"
+      "XB2SF7     5.90  1                 12\n"
+      "\n"
+      "ACCOUNT  MEMBER  CONTRACT  POSITION          VM  FLAGS\n"
+      "FIRM-A   CM-1    XB2SZ6           0  146.000000  closed\n"
+      "FIRM-A   CM-1    XB2SF7          -1  -73.500000\n"
+      "\n"
+      "ACCOUNT   MEMBER  FILLS         VM     SPOT_CASH          IM       "
+      "COLLATERAL\n"
+      "FIRM-A    CM-1        4  72.500000      0.000000  646.050000  "
+      "10000072.500000\n"
+      "FIRM-B    CM-1        0   0.000000  -1152.000000    0.000000   "
+      "9998848.000000\n"
+      "ODD,NAME  CM-1        0   0.000000      0.000000    0.000000         "
+      "5.000000\n"
+      "\n"
+      "ACCOUNT  MEMBER  CONTRACT  FINAL_QUANTITY    FSP      AMOUNT  FLAGS\n"
+      "FIRM-A   CM-1    XB2SZ6                 3  6.125  146.000000  "
+      "DISRUPTED\n"
+      "\n"
+      "TRADE_ID  TIME                            ACCOUNT  MEMBER  CONTRACT"
+      "           SIDE  QUANTITY  PRICE  FLAGS\n"
+      "      41  2026-12-31T20:20:00.000000000Z  FIRM-A   CM-1    XB2SF7"
+      "             SELL         1   5.95\n"
+      "      42  2026-12-31T20:21:00.000000000Z  FIRM-B   CM-1    "
+      "B200-STD-20270102  BUY          2   6.00  busted\n"
+      "\n"
+      "KIND              ACCOUNT   MEMBER        AMOUNT  COUNTERPARTY    "
+      "REFERENCE\n"
+      "DEPOSIT           ODD,NAME  CM-1        5.000000  BANK            17\n"
+      "FINAL_SETTLEMENT  FIRM-A    CM-1      146.000000  CLEARING-HOUSE  "
+      "XB2SZ6\n"
+      "SPOT_CASH         FIRM-B    CM-1    -1152.000000  CLEARING-HOUSE  38\n");
 }
 
 TEST(SettlementRender, TextOfAnEmptyReportSaysNone) {
@@ -96,26 +162,48 @@ TEST(SettlementRender, TextOfAnEmptyReportSaysNone) {
   r.set_date("2026-12-01");
   EXPECT_EQ(SettlementReportText(r),
             "settlement 2026-12-01\ncontracts: none\n\npositions: none\n\n"
-            "accounts: none\n");
+            "accounts: none\n\nfinal settlements: none\n\ntrades: none\n\n"
+            "movements: none\n");
 }
 
-TEST(SettlementRender, CsvHasAHeaderAndOneLinePerAccountAndContract) {
+TEST(SettlementRender, CsvHasOneTableASectionWithFlagsFinalsFillsAndCash) {
   const std::vector<std::string> lines = Lines(SettlementReportCsv(Report()));
-  ASSERT_EQ(lines.size(), 5u);
-  EXPECT_EQ(lines[0],
-            "date,account,clearing_member,contract,position,settlement_price,"
-            "tier,variation_margin,spot_cash,initial_margin,collateral");
-  EXPECT_EQ(lines[1],
-            "2026-12-31,FIRM-A,CM-1,XB2SZ6,3,6.125,FINAL,146.00,0,646.05,"
-            "10000072.50");
-  EXPECT_EQ(lines[2],
-            "2026-12-31,FIRM-A,CM-1,XB2SF7,-1,5.90,1,-73.50,0,646.05,"
-            "10000072.50");
-  EXPECT_EQ(lines[3],
-            "2026-12-31,FIRM-B,CM-1,SPOT,,,,0,-1152.00,0.00,9998848.00");
-  // A name with a comma is quoted; an idle account still shows its
-  // collateral.
-  EXPECT_EQ(lines[4], "2026-12-31,\"ODD,NAME\",CM-1,,,,,0,0,0.00,5.00");
+  const std::vector<std::string> expected = {
+      "date,account,clearing_member,contract,position,settlement_price,tier,"
+      "variation_margin,spot_cash,initial_margin,collateral,flags",
+      // A contract closed by final settlement: position 0, every flag.
+      "2026-12-31,FIRM-A,CM-1,XB2SZ6,0,6.125,FINAL,146.000000,0.000000,"
+      "646.050000,10000072.500000,\"final, DISRUPTED, closed\"",
+      "2026-12-31,FIRM-A,CM-1,XB2SF7,-1,5.90,1,-73.500000,0.000000,"
+      "646.050000,10000072.500000,",
+      "2026-12-31,FIRM-B,CM-1,SPOT,,,,0.000000,-1152.000000,0.000000,"
+      "9998848.000000,",
+      // A name with a comma is quoted; an idle account still shows its
+      // collateral.
+      "2026-12-31,\"ODD,NAME\",CM-1,,,,,0.000000,0.000000,0.000000,5.000000,",
+      "",
+      "date,contract,settlement_price,tier,open_interest,flags",
+      "2026-12-31,XB2SZ6,6.125,FINAL,3,\"final, DISRUPTED\"",
+      "2026-12-31,XB2SF7,5.90,1,12,",
+      "",
+      "date,account,clearing_member,contract,final_quantity,"
+      "final_settlement_price,amount,flags",
+      "2026-12-31,FIRM-A,CM-1,XB2SZ6,3,6.125,146.000000,DISRUPTED",
+      "",
+      "date,trade_id,match_time,account,clearing_member,contract,side,"
+      "quantity,price,flags",
+      "2026-12-31,41,2026-12-31T20:20:00.000000000Z,FIRM-A,CM-1,XB2SF7,SELL,"
+      "1,5.95,",
+      "2026-12-31,42,2026-12-31T20:21:00.000000000Z,FIRM-B,CM-1,"
+      "B200-STD-20270102,BUY,2,6.00,busted",
+      "",
+      "date,kind,account,clearing_member,amount,counterparty,reference",
+      "2026-12-31,DEPOSIT,\"ODD,NAME\",CM-1,5.000000,BANK,17",
+      "2026-12-31,FINAL_SETTLEMENT,FIRM-A,CM-1,146.000000,CLEARING-HOUSE,"
+      "XB2SZ6",
+      "2026-12-31,SPOT_CASH,FIRM-B,CM-1,-1152.000000,CLEARING-HOUSE,38",
+  };
+  EXPECT_EQ(lines, expected);
 }
 
 TEST(SettlementRender, JsonIsOneObjectWithDecimalStrings) {
@@ -129,12 +217,28 @@ TEST(SettlementRender, JsonIsOneObjectWithDecimalStrings) {
             0u)
       << json;
   EXPECT_NE(json.find("{\"account\":\"FIRM-A\",\"clearing_member\":\"CM-1\","
-                      "\"positions\":[{\"symbol\":\"XB2SZ6\",\"position\":3,"
-                      "\"variation_margin\":\"146.00\"},{\"symbol\":"
-                      "\"XB2SF7\",\"position\":-1,\"variation_margin\":"
-                      "\"-73.50\"}],\"fills\":4,\"variation_margin\":"
-                      "\"72.50\",\"spot_cash\":\"0.00\",\"initial_margin\":"
-                      "\"646.05\",\"collateral\":\"10000072.50\"}"),
+                      "\"positions\":[{\"symbol\":\"XB2SZ6\",\"position\":0,"
+                      "\"variation_margin\":\"146.000000\",\"closed\":true,"
+                      "\"final_quantity\":3},{\"symbol\":\"XB2SF7\","
+                      "\"position\":-1,\"variation_margin\":\"-73.500000\","
+                      "\"closed\":false,\"final_quantity\":0}],\"fills\":4,"
+                      "\"variation_margin\":\"72.500000\",\"spot_cash\":"
+                      "\"0.000000\",\"initial_margin\":\"646.050000\","
+                      "\"collateral\":\"10000072.500000\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"trades\":[{\"trade_id\":41,\"match_time\":"
+                      "\"2026-12-31T20:20:00.000000000Z\",\"match_time_ns\":"
+                      "1798748400000000000,\"account\":\"FIRM-A\","
+                      "\"clearing_member\":\"CM-1\",\"symbol\":\"XB2SF7\","
+                      "\"side\":\"SELL\",\"quantity\":1,\"price\":\"5.95\","
+                      "\"busted\":false},"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"movements\":[{\"kind\":\"DEPOSIT\",\"account\":"
+                      "\"ODD,NAME\",\"clearing_member\":\"CM-1\",\"amount\":"
+                      "\"5.000000\",\"counterparty\":\"BANK\",\"reference\":"
+                      "\"17\"},"),
             std::string::npos)
       << json;
   EXPECT_EQ(json.back(), '}');

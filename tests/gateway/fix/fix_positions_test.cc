@@ -93,11 +93,11 @@ class FixPositionsTest : public ::testing::Test {
         settlement_(settlement::SettlementService::InMemory(
             BuildSettlementConfig(config_))) {}
 
-  void SetUp() override {
-    // Dec 1: FIRM-A buys 2 XB2SZ6 from FIRM-C at $5.90 in the window.
-    // Dec 2: FIRM-B buys 1 from PROV-A at $6.00: FIRM-A gets 730 x 2 x
-    // 0.10 = $146, FIRM-C pays it.
-    const std::vector<exchange::Event> events = {
+  // Dec 1: FIRM-A buys 2 XB2SZ6 from FIRM-C at $5.90 in the window.
+  // Dec 2: FIRM-B buys 1 from PROV-A at $6.00: FIRM-A gets 730 x 2 x
+  // 0.10 = $146, FIRM-C pays it.
+  virtual std::vector<exchange::Event> Events() const {
+    return {
         Trade(1, kDec1 * 24 * kHour + 20 * kHour + 50 * kMinute, 59'000, 2,
               kFirmA, kFirmC),
         Fixing(2, kDec1),
@@ -105,7 +105,10 @@ class FixPositionsTest : public ::testing::Test {
               1, kFirmB, kProvA),
         Fixing(4, kDec1 + 1),
     };
-    for (const exchange::Event& e : events) settlement_->OnEvent(e);
+  }
+
+  void SetUp() override {
+    for (const exchange::Event& e : Events()) settlement_->OnEvent(e);
     ASSERT_TRUE(settlement_->status().ok()) << settlement_->status().ToString();
 
     fix::FixGatewayDeps deps;
@@ -248,11 +251,12 @@ TEST_F(FixPositionsTest, ClearingMemberGetsAPositionReportPerOwnAccount) {
     EXPECT_EQ(*FindIn(amt->entries[0], 707), "IMTM");
     if (r.Get(1) == "FIRM-A") {
       EXPECT_EQ(*FindIn(pos->entries[0], 704), "2");
-      EXPECT_EQ(*FindIn(amt->entries[0], 708), "146.00");
-      EXPECT_EQ(r.Get(5833), "10000146.00");  // collateral after the run
+      EXPECT_EQ(*FindIn(amt->entries[0], 708), "146.000000");
+      // Collateral after the run, in the one money format.
+      EXPECT_EQ(r.Get(5833), "10000146.000000");
     } else {
       EXPECT_EQ(*FindIn(pos->entries[0], 704), "1");
-      EXPECT_EQ(*FindIn(amt->entries[0], 708), "0.00");
+      EXPECT_EQ(*FindIn(amt->entries[0], 708), "0.000000");
     }
   }
 }
@@ -266,7 +270,7 @@ TEST_F(FixPositionsTest, TheOtherClearingMemberSeesOnlyItsAccounts) {
   for (const FixMessage& r : a->reports) {
     if (r.Get(1) != "FIRM-C") continue;
     EXPECT_EQ(*FindIn(r.FindGroup(702)->entries[0], 705), "2");
-    EXPECT_EQ(*FindIn(r.FindGroup(753)->entries[0], 708), "-146.00");
+    EXPECT_EQ(*FindIn(r.FindGroup(753)->entries[0], 708), "-146.000000");
   }
 }
 
@@ -302,6 +306,55 @@ TEST_F(FixPositionsTest, BadRequestsAreRefusedWithAReason) {
   ASSERT_TRUE(c->Await(Type("AO", "p7"), kWait, &bad_date)) << c->Describe();
   EXPECT_EQ(bad_date.Get(728), "1");
   EXPECT_EQ(bad_date.Get(729), "2");
+}
+
+// The two days above, then XB2SZ6's last trading day, 2026-12-31, with
+// every December fixing at $5.808 from trades: final settlement at the FSP.
+class FixFinalPositionsTest : public FixPositionsTest {
+ protected:
+  FixFinalPositionsTest() {
+    settlement_->set_fixings(
+        [](uint32_t, int64_t day) -> std::optional<settlement::FixingValue> {
+          if (day < kDec1 || day > kDec1 + 30) return std::nullopt;
+          return settlement::FixingValue{true, 5'808'000, true};
+        });
+  }
+  std::vector<exchange::Event> Events() const override {
+    std::vector<exchange::Event> events = FixPositionsTest::Events();
+    events.push_back(Fixing(5, kDec1 + 30));
+    return events;
+  }
+};
+
+TEST_F(FixFinalPositionsTest, AClosedContractReportsZeroAndItsDeliveryQty) {
+  ClientPtr c = LogOn("CLEAR_1", "clear-1");
+  ASSERT_NE(c, nullptr);
+  auto a = Ask(*c, "f1", {{715, "20261231"}, {1, "FIRM-A"}});
+  ASSERT_TRUE(a.has_value());
+  const FixMessage* z6 = nullptr;
+  for (const FixMessage& r : a->reports) {
+    if (r.Get(55) == "XB2SZ6") z6 = &r;
+  }
+  ASSERT_NE(z6, nullptr) << a->ack.ToString();
+  // The FSP at $0.001 (never 5.8080), the prior DSP at the tick.
+  EXPECT_EQ(z6->Get(730), "5.808");
+  EXPECT_EQ(z6->Get(731), "1");
+  EXPECT_EQ(z6->Get(734), "6.00");
+  EXPECT_EQ(z6->Get(5830), "FINAL");
+  EXPECT_EQ(z6->Get(5831), "N");
+  const FixGroup* pos = z6->FindGroup(702);
+  ASSERT_TRUE(pos != nullptr && pos->entries.size() == 2) << z6->ToString();
+  EXPECT_EQ(*FindIn(pos->entries[0], 703), "FIN");
+  EXPECT_EQ(*FindIn(pos->entries[0], 704), "0");
+  EXPECT_EQ(*FindIn(pos->entries[0], 705), "0");
+  EXPECT_EQ(*FindIn(pos->entries[1], 703), "DLV");
+  EXPECT_EQ(*FindIn(pos->entries[1], 704), "2");
+  EXPECT_EQ(*FindIn(pos->entries[1], 705), "0");
+  // 730 x 2 x (5.808 - 6.00) = -$280.32.
+  const FixGroup* amt = z6->FindGroup(753);
+  ASSERT_TRUE(amt != nullptr && amt->entries.size() == 1);
+  EXPECT_EQ(*FindIn(amt->entries[0], 707), "FMTM");
+  EXPECT_EQ(*FindIn(amt->entries[0], 708), "-280.320000");
 }
 
 }  // namespace

@@ -20,7 +20,7 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/settlement_config.h"
-#include "gateway/pb/index_desk.h"
+#include "settlement/settlement_report.h"
 #include "tests/gateway/pb/settlement_gateway_fixture.h"
 #include "tests/gateway/server/server_fixture.h"
 
@@ -29,7 +29,6 @@ namespace {
 
 namespace w = cfx::wire::v1;
 using pb::SettlementDesk;
-using pb::internal::FormatMicros;
 using pb::internal::ParseAmountMicros;
 using server_test::kWait;
 
@@ -182,14 +181,14 @@ TEST_F(SettlementDeskTest, ReportCarriesPricesPositionsAndMoneyAsDecimals) {
     ASSERT_EQ(a.positions_size(), 1);
     EXPECT_EQ(a.positions(0).symbol(), "XB2SZ6");
     EXPECT_EQ(a.positions(0).position(), 2);
-    EXPECT_EQ(a.positions(0).variation_margin(), "73.00");
-    EXPECT_EQ(a.variation_margin(), "73.00");
-    EXPECT_EQ(a.spot_cash(), "0.00");
-    EXPECT_EQ(a.initial_margin(),
-              FormatMicros(run->accounts[firm_a].initial_margin, 2));
+    EXPECT_EQ(a.positions(0).variation_margin(), "73.000000");
+    EXPECT_EQ(a.variation_margin(), "73.000000");
+    EXPECT_EQ(a.spot_cash(), "0.000000");
+    EXPECT_EQ(a.initial_margin(), settlement::AmountText(
+                                      run->accounts[firm_a].initial_margin));
     // 730 x 2 x $5.90 x 15 %.
-    EXPECT_EQ(a.initial_margin(), "1292.10");
-    EXPECT_EQ(a.collateral(), FormatMicros(kOpening + 73 * kUsd, 2));
+    EXPECT_EQ(a.initial_margin(), "1292.100000");
+    EXPECT_EQ(a.collateral(), settlement::AmountText(kOpening + 73 * kUsd));
   }
 }
 
@@ -413,8 +412,8 @@ TEST_F(SettlementDeskTest, CollateralRequestBecomesOneEngineCommand) {
   EXPECT_TRUE(ack.accepted());
   EXPECT_EQ(ack.request_id(), 5u);
   EXPECT_EQ(ack.account(), "PROV-C");
-  EXPECT_EQ(ack.amount(), "-1500.25");
-  EXPECT_EQ(ack.collateral_after(), "9998499.75");
+  EXPECT_EQ(ack.amount(), "-1500.250000");
+  EXPECT_EQ(ack.collateral_after(), "9998499.750000");
   EXPECT_EQ(ack.seq(), 900u);
   EXPECT_EQ(desk_.pending(), 0u);
 }
@@ -520,8 +519,8 @@ TEST_F(SettlementGatewayTest, DepositReachesTheEngineAndAcksTheNewCollateral) {
   ASSERT_TRUE(ack.has_value());
   EXPECT_TRUE(ack->accepted()) << ack->text();
   EXPECT_EQ(ack->account(), "FIRM-A");
-  EXPECT_EQ(ack->amount(), "250000.00");
-  EXPECT_EQ(ack->collateral_after(), "10250000.00");
+  EXPECT_EQ(ack->amount(), "250000.000000");
+  EXPECT_EQ(ack->collateral_after(), "10250000.000000");
   EXPECT_GT(ack->seq(), 0u);
   EXPECT_EQ(gw_.Collateral("FIRM-A"), kOpening + 250'000 * kUsd);
   // And back out again.
