@@ -22,9 +22,12 @@ namespace cfx::gateway::pb {
 // the request.
 //
 // Who asks comes from the session's user only. A clearing member sees, and
-// moves collateral of, the accounts it clears; any other account is
+// moves collateral of, the accounts it clears, with their fills and cash
+// movements (never the other side of a trade); any other account is
 // answered exactly as an account that does not exist. The admin sees every
-// account. Settlement prices are shown to both.
+// account. Settlement prices are shown to both. Amounts and prices are
+// written by settlement/settlement_report.h, the one format of every
+// settlement report and feed.
 //
 // Answers larger than one frame are split into several messages (`more`).
 //

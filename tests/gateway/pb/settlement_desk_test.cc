@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -192,6 +193,138 @@ TEST_F(SettlementDeskTest, ReportCarriesPricesPositionsAndMoneyAsDecimals) {
   }
 }
 
+// Every name a member's answer holds: accounts, members, counterparties.
+std::set<std::string> Names(const std::vector<w::Envelope>& answer) {
+  std::set<std::string> out;
+  for (const w::Envelope& e : answer) {
+    const w::SettlementReport& r = e.settlement_report();
+    for (const w::AccountSettlement& a : r.accounts()) {
+      out.insert(a.account());
+      out.insert(a.clearing_member());
+    }
+    for (const w::SettlementTrade& t : r.trades()) {
+      out.insert(t.account());
+      out.insert(t.clearing_member());
+    }
+    for (const w::CashMovement& m : r.movements()) {
+      out.insert(m.account());
+      out.insert(m.clearing_member());
+      out.insert(m.counterparty());
+    }
+  }
+  return out;
+}
+
+TEST_F(SettlementDeskTest, ReportListsTheMembersFillsAndCashMovementsOnly) {
+  SettleTwoDays();
+  const std::vector<w::Envelope> cm1 = Report("clear-1", "2026-12-02");
+  ASSERT_EQ(cm1.size(), 1u);
+  const w::SettlementReport& r = cm1[0].settlement_report();
+  // FIRM-B's side of trade 2; PROV-A's side is CM-2's.
+  ASSERT_EQ(r.trades_size(), 1);
+  EXPECT_EQ(r.trades(0).trade_id(), 2u);
+  EXPECT_EQ(r.trades(0).match_time_ns(), Settle(kDec2) - 5 * kMinute);
+  EXPECT_EQ(r.trades(0).account(), "FIRM-B");
+  EXPECT_EQ(r.trades(0).clearing_member(), "CM-1");
+  EXPECT_EQ(r.trades(0).symbol(), "XB2SZ6");
+  EXPECT_EQ(r.trades(0).side(), w::SIDE_BUY);
+  EXPECT_EQ(r.trades(0).quantity(), 1);
+  EXPECT_EQ(r.trades(0).price(), "5.90");
+  // FIRM-A's VM from the clearing house.
+  ASSERT_EQ(r.movements_size(), 1);
+  EXPECT_EQ(r.movements(0).kind(), "VARIATION_MARGIN");
+  EXPECT_EQ(r.movements(0).account(), "FIRM-A");
+  EXPECT_EQ(r.movements(0).amount(), "73.000000");
+  EXPECT_EQ(r.movements(0).counterparty(), "CLEARING-HOUSE");
+  EXPECT_EQ(r.movements(0).reference(), "XB2SZ6");
+  // Day 1 lists the opening collateral of CM-1's accounts, from the bank.
+  const std::vector<w::Envelope> day1 = Report("clear-1", "2026-12-01");
+  const w::SettlementReport& r1 = day1[0].settlement_report();
+  ASSERT_EQ(r1.movements_size(), 3);
+  for (const w::CashMovement& m : r1.movements()) {
+    EXPECT_EQ(m.kind(), "DEPOSIT");
+    EXPECT_EQ(m.amount(), "10000000.000000");
+    EXPECT_EQ(m.counterparty(), "BANK");
+    EXPECT_EQ(m.reference(), "0");
+  }
+  // No other firm's account, nor the other member, anywhere in CM-1's
+  // answers.
+  std::set<std::string> names = Names(cm1);
+  names.merge(Names(day1));
+  EXPECT_EQ(names, (std::set<std::string>{"FIRM-A", "FIRM-B", "PROV-C", "CM-1",
+                                          "CLEARING-HOUSE", "BANK"}));
+  EXPECT_EQ(Names(Report("clear-2", "2026-12-02")),
+            (std::set<std::string>{"FIRM-C", "PROV-A", "PROV-B", "CM-2",
+                                   "CLEARING-HOUSE"}));
+}
+
+// XB2SZ6's last trading day, 2026-12-31, with every December fixing at
+// $5.808 from trades.
+TEST_F(SettlementDeskTest, FinalSettlementShowsPositionZeroAndTheFspAtTheMill) {
+  service_->set_fixings(
+      [](uint32_t, int64_t day) -> std::optional<settlement::FixingValue> {
+        if (day < kDec1 || day > kDec1 + 30) return std::nullopt;
+        return settlement::FixingValue{true, 5'808'000, true};
+      });
+  SettleTwoDays();
+  Fix(kDec1 + 30);
+  ASSERT_TRUE(service_->status().ok()) << service_->status().ToString();
+  const std::vector<w::Envelope> answer = Report("clear-1", "2026-12-31");
+  ASSERT_EQ(answer.size(), 1u);
+  const w::SettlementReport& r = answer[0].settlement_report();
+  for (const w::SettlementPrice& c : r.contracts()) {
+    if (c.symbol() == "XB2SZ6") {
+      EXPECT_TRUE(c.final());
+      EXPECT_FALSE(c.disrupted());
+      EXPECT_EQ(c.price(), "5.808");
+    } else if (c.symbol() == "XB2SF7") {
+      EXPECT_EQ(c.price(), "5.90");  // Tier 3 at the tick
+    }
+  }
+  bool seen = false;
+  for (const w::AccountSettlement& a : r.accounts()) {
+    if (a.account() != "FIRM-A") continue;
+    ASSERT_EQ(a.positions_size(), 1);
+    EXPECT_EQ(a.positions(0).position(), 0);
+    EXPECT_TRUE(a.positions(0).closed());
+    EXPECT_EQ(a.positions(0).final_quantity(), 2);
+    // 730 x 2 x (5.808 - 5.90) = -$134.32.
+    EXPECT_EQ(a.positions(0).variation_margin(), "-134.320000");
+    EXPECT_EQ(a.initial_margin(), "0.000000");
+    seen = true;
+  }
+  EXPECT_TRUE(seen);
+  ASSERT_GE(r.movements_size(), 1);
+  EXPECT_EQ(r.movements(0).kind(), "FINAL_SETTLEMENT");
+  EXPECT_EQ(r.movements(0).amount(), "-134.320000");
+}
+
+TEST_F(SettlementDeskTest, EveryAmountHasSixDecimals) {
+  SettleTwoDays();
+  const auto six = [](const std::string& amount) {
+    const std::size_t point = amount.find('.');
+    return point != std::string::npos && amount.size() - point - 1 == 6;
+  };
+  for (const char* date : {"2026-12-01", "2026-12-02"}) {
+    for (const w::Envelope& e : Report("admin", date)) {
+      const w::SettlementReport& r = e.settlement_report();
+      for (const w::AccountSettlement& a : r.accounts()) {
+        for (const std::string* s :
+             {&a.variation_margin(), &a.spot_cash(), &a.initial_margin(),
+              &a.collateral()}) {
+          EXPECT_TRUE(six(*s)) << *s;
+        }
+        for (const w::PositionLine& p : a.positions()) {
+          EXPECT_TRUE(six(p.variation_margin())) << p.variation_margin();
+        }
+      }
+      for (const w::CashMovement& m : r.movements()) {
+        EXPECT_TRUE(six(m.amount())) << m.amount();
+      }
+    }
+  }
+}
+
 TEST_F(SettlementDeskTest, AdminSeesEveryAccount) {
   SettleTwoDays();
   EXPECT_EQ(Accounts(Report("admin", "2026-12-01")),
@@ -354,6 +487,70 @@ TEST(SettlementDeskSplit, BigReportIsSplitIntoPartsWithMore) {
   for (uint32_t a = 1; a <= kAccounts; ++a) {
     EXPECT_EQ(accounts[a - 1], "ACCOUNT-" + std::to_string(a));
   }
+}
+
+// The same 3,000 accounts: their 3,000 fills and 3,000 opening deposits
+// follow the accounts across the parts, in order.
+TEST(SettlementDeskSplit, FillsAndMovementsFollowTheAccountsAcrossParts) {
+  constexpr uint32_t kAccounts = 3'000;
+  const ServerConfig config = server_test::DemoConfig();
+  settlement::SettlementConfig sc = BuildSettlementConfig(config);
+  sc.ledger.account_member.assign(kAccounts + 1, 1);
+  sc.ledger.account_member[0] = 0;
+  sc.account_names.assign(kAccounts + 1, "");
+  sc.opening_collateral.assign(kAccounts + 1, kOpening);
+  for (uint32_t a = 1; a <= kAccounts; ++a) {
+    sc.account_names[a] = "ACCOUNT-" + std::to_string(a);
+  }
+  auto service = settlement::SettlementService::InMemory(sc);
+  const uint32_t dec = config.FindInstrument("XB2SZ6")->id.value;
+  const int64_t settle =
+      kDec1 * kDayNs + config.index.fixing_utc_seconds * kSecond;
+  uint64_t seq = 0;
+  for (uint32_t a = 1; a + 1 <= kAccounts; a += 2) {
+    exchange::Event e;
+    e.type = exchange::EventType::kTrade;
+    e.seq = exchange::Seq{++seq};
+    e.ts = exchange::Timestamp{settle - 10 * kMinute +
+                               static_cast<int64_t>(seq)};
+    e.trade_id = exchange::TradeId{seq};
+    e.instrument = exchange::InstrumentId{dec};
+    e.side = exchange::Side::kBuy;
+    e.account = exchange::AccountId{a};
+    e.counter_account = exchange::AccountId{a + 1};
+    e.price = exchange::Price{58'000};
+    e.quantity = exchange::Quantity{1};
+    service->OnEvent(e);
+  }
+  exchange::Event fix;
+  fix.type = exchange::EventType::kIndexFixing;
+  fix.seq = exchange::Seq{++seq};
+  fix.ts = exchange::Timestamp{settle};
+  fix.count = static_cast<uint32_t>(kDec1);
+  service->OnEvent(fix);
+  ASSERT_TRUE(service->status().ok()) << service->status().ToString();
+
+  const SettlementDesk desk(config, service.get());
+  w::SettlementQuery q;
+  q.set_request_id(43);
+  q.set_date("2026-12-01");
+  const std::vector<w::Envelope> parts =
+      desk.Report(*config.FindUserByName("clear-1"), q);
+  ASSERT_GT(parts.size(), 2u);
+  std::vector<uint64_t> trade_ids;
+  std::size_t movements = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const w::SettlementReport& p = parts[i].settlement_report();
+    EXPECT_LE(parts[i].ByteSizeLong(), SettlementDesk::kMaxMessageBytes) << i;
+    EXPECT_EQ(p.more(), i + 1 < parts.size()) << i;
+    for (const w::SettlementTrade& t : p.trades()) {
+      trade_ids.push_back(t.trade_id());
+    }
+    movements += static_cast<std::size_t>(p.movements_size());
+  }
+  ASSERT_EQ(trade_ids.size(), kAccounts);  // both sides of 1,500 trades
+  EXPECT_TRUE(std::is_sorted(trade_ids.begin(), trade_ids.end()));
+  EXPECT_EQ(movements, kAccounts);  // the opening deposits; VM is 0
 }
 
 TEST(ParseAmountMicros, AcceptsPositiveDecimalsWithAtMostSixDecimals) {
