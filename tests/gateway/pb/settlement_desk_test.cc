@@ -422,17 +422,19 @@ TEST_F(SettlementDeskTest, StatusListsTheSettledDatesAndTheLatestPrices) {
   }
 }
 
-// 3,000 accounts of one member, each long or short one lot: the report is
-// larger than one frame and comes in parts.
-TEST(SettlementDeskSplit, BigReportIsSplitIntoPartsWithMore) {
-  constexpr uint32_t kAccounts = 3'000;
-  const ServerConfig config = server_test::DemoConfig();
+constexpr uint32_t kManyAccounts = 3'000;
+
+// kManyAccounts accounts of one member (CM-1), each long or short one lot
+// of XB2SZ6 bought at $5.80 inside the window of 2026-12-01, settled: the
+// report is larger than one frame.
+std::unique_ptr<settlement::SettlementService> ManyAccounts(
+    const ServerConfig& config) {
   settlement::SettlementConfig sc = BuildSettlementConfig(config);
-  sc.ledger.account_member.assign(kAccounts + 1, 1);
+  sc.ledger.account_member.assign(kManyAccounts + 1, 1);
   sc.ledger.account_member[0] = 0;
-  sc.account_names.assign(kAccounts + 1, "");
-  sc.opening_collateral.assign(kAccounts + 1, kOpening);
-  for (uint32_t a = 1; a <= kAccounts; ++a) {
+  sc.account_names.assign(kManyAccounts + 1, "");
+  sc.opening_collateral.assign(kManyAccounts + 1, kOpening);
+  for (uint32_t a = 1; a <= kManyAccounts; ++a) {
     sc.account_names[a] = "ACCOUNT-" + std::to_string(a);
   }
   auto service = settlement::SettlementService::InMemory(sc);
@@ -440,11 +442,12 @@ TEST(SettlementDeskSplit, BigReportIsSplitIntoPartsWithMore) {
   const int64_t settle =
       kDec1 * kDayNs + config.index.fixing_utc_seconds * kSecond;
   uint64_t seq = 0;
-  for (uint32_t a = 1; a + 1 <= kAccounts; a += 2) {
+  for (uint32_t a = 1; a + 1 <= kManyAccounts; a += 2) {
     exchange::Event e;
     e.type = exchange::EventType::kTrade;
     e.seq = exchange::Seq{++seq};
-    e.ts = exchange::Timestamp{settle - 10 * kMinute};
+    e.ts = exchange::Timestamp{settle - 10 * kMinute +
+                               static_cast<int64_t>(seq)};
     e.trade_id = exchange::TradeId{seq};
     e.instrument = exchange::InstrumentId{dec};
     e.side = exchange::Side::kBuy;
@@ -460,14 +463,26 @@ TEST(SettlementDeskSplit, BigReportIsSplitIntoPartsWithMore) {
   fix.ts = exchange::Timestamp{settle};
   fix.count = static_cast<uint32_t>(kDec1);
   service->OnEvent(fix);
-  ASSERT_TRUE(service->status().ok()) << service->status().ToString();
+  return service;
+}
 
+// The report of ManyAccounts for `user`, in its parts.
+std::vector<w::Envelope> ManyAccountsReport(const char* user,
+                                            uint64_t request_id) {
+  const ServerConfig config = server_test::DemoConfig();
+  auto service = ManyAccounts(config);
+  EXPECT_TRUE(service->status().ok()) << service->status().ToString();
   const SettlementDesk desk(config, service.get());
   w::SettlementQuery q;
-  q.set_request_id(42);
+  q.set_request_id(request_id);
   q.set_date("2026-12-01");
-  const std::vector<w::Envelope> parts =
-      desk.Report(*config.FindUserByName("admin"), q);
+  return desk.Report(*config.FindUserByName(user), q);
+}
+
+// The report of ManyAccounts comes in parts.
+TEST(SettlementDeskSplit, BigReportIsSplitIntoPartsWithMore) {
+  constexpr uint32_t kAccounts = kManyAccounts;
+  const std::vector<w::Envelope> parts = ManyAccountsReport("admin", 42);
   ASSERT_GT(parts.size(), 1u);
   std::vector<std::string> accounts;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -489,53 +504,11 @@ TEST(SettlementDeskSplit, BigReportIsSplitIntoPartsWithMore) {
   }
 }
 
-// The same 3,000 accounts: their 3,000 fills and 3,000 opening deposits
-// follow the accounts across the parts, in order.
+// The same accounts: their fills and opening deposits (one each) follow
+// the accounts across the parts, in order.
 TEST(SettlementDeskSplit, FillsAndMovementsFollowTheAccountsAcrossParts) {
-  constexpr uint32_t kAccounts = 3'000;
-  const ServerConfig config = server_test::DemoConfig();
-  settlement::SettlementConfig sc = BuildSettlementConfig(config);
-  sc.ledger.account_member.assign(kAccounts + 1, 1);
-  sc.ledger.account_member[0] = 0;
-  sc.account_names.assign(kAccounts + 1, "");
-  sc.opening_collateral.assign(kAccounts + 1, kOpening);
-  for (uint32_t a = 1; a <= kAccounts; ++a) {
-    sc.account_names[a] = "ACCOUNT-" + std::to_string(a);
-  }
-  auto service = settlement::SettlementService::InMemory(sc);
-  const uint32_t dec = config.FindInstrument("XB2SZ6")->id.value;
-  const int64_t settle =
-      kDec1 * kDayNs + config.index.fixing_utc_seconds * kSecond;
-  uint64_t seq = 0;
-  for (uint32_t a = 1; a + 1 <= kAccounts; a += 2) {
-    exchange::Event e;
-    e.type = exchange::EventType::kTrade;
-    e.seq = exchange::Seq{++seq};
-    e.ts = exchange::Timestamp{settle - 10 * kMinute +
-                               static_cast<int64_t>(seq)};
-    e.trade_id = exchange::TradeId{seq};
-    e.instrument = exchange::InstrumentId{dec};
-    e.side = exchange::Side::kBuy;
-    e.account = exchange::AccountId{a};
-    e.counter_account = exchange::AccountId{a + 1};
-    e.price = exchange::Price{58'000};
-    e.quantity = exchange::Quantity{1};
-    service->OnEvent(e);
-  }
-  exchange::Event fix;
-  fix.type = exchange::EventType::kIndexFixing;
-  fix.seq = exchange::Seq{++seq};
-  fix.ts = exchange::Timestamp{settle};
-  fix.count = static_cast<uint32_t>(kDec1);
-  service->OnEvent(fix);
-  ASSERT_TRUE(service->status().ok()) << service->status().ToString();
-
-  const SettlementDesk desk(config, service.get());
-  w::SettlementQuery q;
-  q.set_request_id(43);
-  q.set_date("2026-12-01");
-  const std::vector<w::Envelope> parts =
-      desk.Report(*config.FindUserByName("clear-1"), q);
+  constexpr uint32_t kAccounts = kManyAccounts;
+  const std::vector<w::Envelope> parts = ManyAccountsReport("clear-1", 43);
   ASSERT_GT(parts.size(), 2u);
   std::vector<uint64_t> trade_ids;
   std::size_t movements = 0;
