@@ -140,26 +140,7 @@ std::string StateName(InstrumentState s) {
 // Price units (1/10,000 USD) as dollars with all four decimals of the
 // grid: "5.8300".
 std::string FormatGridPrice(Price p) {
-  const bool negative = p.units < 0;
-  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(p.units)
-                                : static_cast<uint64_t>(p.units);
-  const auto per = static_cast<uint64_t>(kPriceUnitsPerUsd);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%04" PRIu64,
-                negative ? "-" : "", mag / per, mag % per);
-  return buf;
-}
-
-// Micro-dollars as dollars with all six decimals: "-1500.250000".
-std::string FormatMicros(int64_t micros) {
-  const bool negative = micros < 0;
-  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(micros)
-                                : static_cast<uint64_t>(micros);
-  const auto per = static_cast<uint64_t>(kMicrosPerUsd);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64,
-                negative ? "-" : "", mag / per, mag % per);
-  return buf;
+  return FormatPrice(p, Price{1});
 }
 
 std::string Hex16(uint64_t v) {
@@ -584,7 +565,7 @@ std::string FormatCommandText(const Command& c) {
       break;
     case CommandType::kCollateral:
       add(acct);
-      add("amount=" + FormatMicros(c.quantity.lots));
+      add("amount=" + FormatAmount(Amount{c.quantity.lots}));
       if (c.target != 0 && c.target <= 2'932'896) {  // up to 9999-12-31
         constexpr int64_t kNanosPerDay = int64_t{86'400} * 1'000'000'000;
         add("settlement_date=" +
