@@ -99,8 +99,8 @@ std::string LedgerReport(const RunReport& r) {
     d.Add(a.collateral);
     for (const AccountSettlement::Line& l : a.positions) {
       d.Add(l.instrument);
-      // A closed line digests the quantity it closed, as before positions
-      // closing showed 0, so ledgers booked earlier still match.
+      // A closed line digests the quantity it closed (what `position` held
+      // before closed lines showed 0), so ledgers booked earlier match.
       d.Add(l.closed ? l.final_quantity : l.position);
       d.Add(l.variation_margin);
     }
