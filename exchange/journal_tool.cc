@@ -139,9 +139,7 @@ std::string StateName(InstrumentState s) {
 
 // Price units (1/10,000 USD) as dollars with all four decimals of the
 // grid: "5.8300".
-std::string FormatGridPrice(Price p) {
-  return FormatPrice(p, Price{1});
-}
+std::string FormatGridPrice(Price p) { return FormatPrice(p, Price{1}); }
 
 std::string Hex16(uint64_t v) {
   char buf[17];

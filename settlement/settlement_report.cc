@@ -113,9 +113,8 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
     const ContractSettlement& c = r.contracts[k];
     if (k != 0) out += ',';
     out += "{\"symbol\":" + Quoted(Symbol(config, c.instrument)) +
-           ",\"price\":\"" + SettlementPriceText(config, c) +
-           "\",\"tier\":\"" + TierName(c.tier) +
-           "\",\"final\":" + (c.final ? "true" : "false") +
+           ",\"price\":\"" + SettlementPriceText(config, c) + "\",\"tier\":\"" +
+           TierName(c.tier) + "\",\"final\":" + (c.final ? "true" : "false") +
            ",\"disrupted\":" + (c.disrupted ? "true" : "false") +
            ",\"open_interest\":" + std::to_string(c.open_interest) + "}";
   }
@@ -137,8 +136,7 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
       if (k != 0) out += ',';
       out += Quoted(Symbol(config, l.instrument)) +
              ":{\"position\":" + std::to_string(l.position) +
-             ",\"variation_margin\":\"" + AmountText(l.variation_margin) +
-             "\"";
+             ",\"variation_margin\":\"" + AmountText(l.variation_margin) + "\"";
       if (l.closed) {
         out += ",\"closed\":true,\"final_quantity\":" +
                std::to_string(l.final_quantity);
@@ -177,8 +175,8 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
            "\",\"account\":" + Quoted(AccountName(config, c.movement.account)) +
            ",\"amount\":\"" + AmountText(c.movement.amount_micros) +
            "\",\"counterparty\":\"" + CounterpartyName(c.counterparty) +
-           "\",\"reference\":" +
-           Quoted(MovementReference(config, c.movement)) + "}";
+           "\",\"reference\":" + Quoted(MovementReference(config, c.movement)) +
+           "}";
   }
   out += "]}";
   return out;

@@ -39,7 +39,7 @@ struct SpotTrade {
   int64_t lots = 0;
   int64_t delivery_day = 0;
   int64_t match_time = 0;
-  int64_t day = 0;        // the business day it belongs to (as a fill)
+  int64_t day = 0;  // the business day it belongs to (as a fill)
   bool busted = false;
   bool paid = false;
   bool reported = false;  // listed among the fills of a run
@@ -217,8 +217,7 @@ struct SettlementService::State {
     const int64_t ts = e.ts.nanos;
     const int64_t day = config.calendar.DayOfFill(ts, config.settle_seconds);
     pending.push_back({day, inst, buyer, lots, price, e.trade_id.value, ts});
-    pending.push_back(
-        {day, inst, seller, -lots, price, e.trade_id.value, ts});
+    pending.push_back({day, inst, seller, -lots, price, e.trade_id.value, ts});
     FutureState& f = futures[inst];
     if (f.trade_day != day) {
       f.trade_day = day;
@@ -266,7 +265,8 @@ struct SettlementService::State {
     if (m.account < cash.size()) cash[m.account] += m.amount_micros;
     const Status st = ledger->PostTransfer(m);
     if (!st.ok() && status.ok()) status = st;
-    if (st.ok()) transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
+    if (st.ok())
+      transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
   }
 
   // The FSP of `c` for the month of its last trading day.
@@ -327,25 +327,23 @@ void SettlementService::State::ListTradesAndCash(
     trades.push_back({id, t.match_time, t.seller, MemberOf(t.seller),
                       t.instrument, -t.lots, t.price, t.busted});
   }
-  std::sort(trades.begin(), trades.end(),
-            [](const TradeLine& x, const TradeLine& y) {
-              return std::tie(x.match_time, x.trade_id, x.instrument,
-                              x.account, x.lots) <
-                     std::tie(y.match_time, y.trade_id, y.instrument,
-                              y.account, y.lots);
-            });
+  std::sort(
+      trades.begin(), trades.end(), [](const TradeLine& x, const TradeLine& y) {
+        return std::tie(x.match_time, x.trade_id, x.instrument, x.account,
+                        x.lots) < std::tie(y.match_time, y.trade_id,
+                                           y.instrument, y.account, y.lots);
+      });
   report->cash = transfers;
   const std::size_t first_run = report->cash.size();
   for (const Movement& m : movements) {
     report->cash.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
   }
-  std::sort(report->cash.begin() + static_cast<std::ptrdiff_t>(first_run),
-            report->cash.end(), [](const CashLine& x, const CashLine& y) {
-              return std::tie(x.movement.kind, x.movement.account,
-                              x.movement.ref) <
-                     std::tie(y.movement.kind, y.movement.account,
-                              y.movement.ref);
-            });
+  std::sort(
+      report->cash.begin() + static_cast<std::ptrdiff_t>(first_run),
+      report->cash.end(), [](const CashLine& x, const CashLine& y) {
+        return std::tie(x.movement.kind, x.movement.account, x.movement.ref) <
+               std::tie(y.movement.kind, y.movement.account, y.movement.ref);
+      });
 }
 
 void SettlementService::State::Run(int64_t date) {

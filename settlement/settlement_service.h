@@ -100,9 +100,9 @@ struct TradeLine {
   uint32_t account = 0;
   uint32_t member = 0;
   uint32_t instrument = 0;
-  int64_t lots = 0;        // signed: bought > 0, sold < 0
-  int64_t price = 0;       // price units
-  bool busted = false;     // a spot trade busted before the run
+  int64_t lots = 0;     // signed: bought > 0, sold < 0
+  int64_t price = 0;    // price units
+  bool busted = false;  // a spot trade busted before the run
 };
 
 // One cash movement of an account: a movement of the run, or a deposit or
@@ -195,6 +195,5 @@ class SettlementService {
   explicit SettlementService(std::unique_ptr<State> s);
   std::unique_ptr<State> s_;
 };
-
 
 }  // namespace cfx::settlement

@@ -655,8 +655,7 @@ std::string SettlementReportCsv(const w::SettlementReport& r) {
     }
     if (a.positions().empty() && !spot) {
       out += CsvLine({r.date(), a.account(), a.clearing_member(), "", "", "",
-                      "", zero, zero, a.initial_margin(), a.collateral(),
-                      ""});
+                      "", zero, zero, a.initial_margin(), a.collateral(), ""});
     }
   }
   out += "\n" + SettlementContractsCsv(r);

@@ -75,8 +75,8 @@ std::string SettlementReportText(const wire::v1::SettlementReport& r);
 // position, settlement_price, tier, variation_margin, spot_cash,
 // initial_margin, collateral, flags (the contract's "final", "DISRUPTED",
 // and "closed"). Then, each after an empty line, the contracts, final
-// settlements, fills and movements tables (settlement_sections.h). Fields with ',', '"'
-// or a line break are quoted (RFC 4180).
+// settlements, fills and movements tables (settlement_sections.h). Fields with
+// ',', '"' or a line break are quoted (RFC 4180).
 std::string SettlementReportCsv(const wire::v1::SettlementReport& r);
 // One object: {"type":"settlement_report","date":...,"contracts":[...],
 // "accounts":[...],"trades":[...],"movements":[...]}; money and prices as

@@ -143,10 +143,10 @@ std::string SettlementTradesText(const w::SettlementReport& r) {
 }
 
 std::string SettlementMovementsText(const w::SettlementReport& r) {
-  return Table(MovementRows(r),
-               {"KIND", "ACCOUNT", "MEMBER", "AMOUNT", "COUNTERPARTY",
-                "REFERENCE"},
-               {3}, "movements");
+  return Table(
+      MovementRows(r),
+      {"KIND", "ACCOUNT", "MEMBER", "AMOUNT", "COUNTERPARTY", "REFERENCE"}, {3},
+      "movements");
 }
 
 std::string SettlementContractsCsv(const w::SettlementReport& r) {

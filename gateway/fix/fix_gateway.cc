@@ -1421,8 +1421,9 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
       Group amt;
       amt.count_tag = 753;
       amt.delimiter = 707;
-      amt.entries.push_back({{707, c->final ? "FMTM" : "IMTM"},
-                             {708, settlement::AmountText(l.variation_margin)}});
+      amt.entries.push_back(
+          {{707, c->final ? "FMTM" : "IMTM"},
+           {708, settlement::AmountText(l.variation_margin)}});
       r.groups.push_back(std::move(amt));
       reports.push_back(std::move(r));
     }

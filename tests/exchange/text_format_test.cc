@@ -10,8 +10,8 @@
 namespace cfx::exchange {
 namespace {
 
-constexpr Price kCent{100};   // the B200 tick
-constexpr Price kMill{10};    // the FSP's $0.001
+constexpr Price kCent{100};  // the B200 tick
+constexpr Price kMill{10};   // the FSP's $0.001
 
 TEST(FormatPriceAtStep, ADspHasTheTicksTwoDecimals) {
   EXPECT_EQ(FormatPrice(Price{59'000}, kCent), "5.90");

@@ -414,8 +414,7 @@ TEST(SettlementService, ReportsKeepToTheMembersAccounts) {
   ThreeDays().FeedTo(*svc);
   const RunReport* r = svc->Report(kDec1 + 2);
   const std::string cm1 = ReportJson(TestConfig(), *r, 1);
-  EXPECT_NE(cm1.find("\"price\":\"6.15\",\"tier\":\"2\""),
-            std::string::npos)
+  EXPECT_NE(cm1.find("\"price\":\"6.15\",\"tier\":\"2\""), std::string::npos)
       << cm1;
   EXPECT_NE(cm1.find("{\"account\":\"A1\",\"clearing_member\":\"CM-1\","
                      "\"positions\":{\"XB2SZ6\":{\"position\":3,"
@@ -453,7 +452,8 @@ TEST(SettlementService, ReportsListEachFillOfTheDayWithItsSide) {
     EXPECT_FALSE(t.busted);
   }
   const TradeLine& buy = d2->trades[0].lots > 0 ? d2->trades[0] : d2->trades[1];
-  const TradeLine& sell = d2->trades[0].lots > 0 ? d2->trades[1] : d2->trades[0];
+  const TradeLine& sell =
+      d2->trades[0].lots > 0 ? d2->trades[1] : d2->trades[0];
   EXPECT_EQ(buy.account, 2u);
   EXPECT_EQ(buy.member, 1u);
   EXPECT_EQ(buy.lots, 1);
@@ -562,7 +562,8 @@ TEST(SettlementService, FinalSettlementShowsPositionZeroAndTheClosedQuantity) {
   EXPECT_EQ(a3->position, 0);
   EXPECT_EQ(a3->final_quantity, -2);
   // The day before, the position was open.
-  const AccountSettlement::Line* before = LineOf(*svc->Report(kDec31 - 1), 1, kDec);
+  const AccountSettlement::Line* before =
+      LineOf(*svc->Report(kDec31 - 1), 1, kDec);
   ASSERT_NE(before, nullptr);
   EXPECT_EQ(before->position, 2);
   EXPECT_FALSE(before->closed);

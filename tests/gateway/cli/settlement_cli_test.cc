@@ -126,7 +126,8 @@ TEST_F(SettlementCliTest, ReportAsCsvAndJson) {
   EXPECT_EQ(lines[1].rfind("2026-12-01,FIRM-C,CM-2,XB2SZ6,-2,5.85,1,", 0), 0u)
       << lines[1];
   EXPECT_EQ(lines[4], "");
-  EXPECT_EQ(lines[5], "date,contract,settlement_price,tier,open_interest,flags");
+  EXPECT_EQ(lines[5],
+            "date,contract,settlement_price,tier,open_interest,flags");
   EXPECT_EQ(lines[6], "2026-12-01,XB2SZ6,5.85,1,2,");
   EXPECT_EQ(lines[30], "");
   EXPECT_EQ(lines[31].rfind("date,account,clearing_member,contract,final_", 0),
@@ -138,10 +139,10 @@ TEST_F(SettlementCliTest, ReportAsCsvAndJson) {
             "2026-12-01,1,2026-12-01T20:50:00.000000000Z,FIRM-C,CM-2,XB2SZ6,"
             "SELL,2,5.85,");
   EXPECT_EQ(lines[35], "");
-  EXPECT_EQ(lines[36], "date,kind,account,clearing_member,amount,"
-                       "counterparty,reference");
-  EXPECT_EQ(lines[37],
-            "2026-12-01,DEPOSIT,FIRM-C,CM-2,10000000.000000,BANK,0");
+  EXPECT_EQ(lines[36],
+            "date,kind,account,clearing_member,amount,"
+            "counterparty,reference");
+  EXPECT_EQ(lines[37], "2026-12-01,DEPOSIT,FIRM-C,CM-2,10000000.000000,BANK,0");
   const ToolResult json = Run("settle report 2026-12-01 --json", "admin");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   ASSERT_EQ(Lines(json.out).size(), 1u) << json.out;
@@ -180,8 +181,7 @@ TEST_F(SettlementCliTest, DepositAndWithdrawPrintTheCollateralAfter) {
             "FIRM-B: deposited 250000.000000, collateral 10250000.000000\n");
   const ToolResult out = Run("collateral withdraw FIRM-B 0.5 --json");
   EXPECT_EQ(out.exit_code, 0) << out.err;
-  EXPECT_TRUE(
-      Contains(out.out, "\"collateral_after\":\"10249999.500000\""))
+  EXPECT_TRUE(Contains(out.out, "\"collateral_after\":\"10249999.500000\""))
       << out.out;
   EXPECT_EQ(gw_.Collateral("FIRM-B"), 10'249'999'500'000);
 }
@@ -208,8 +208,7 @@ std::multiset<std::string> Decimals(const std::string& text, int decimals) {
     const std::size_t start = !token.empty() && token[0] == '-' ? 1 : 0;
     if (point != std::string::npos && point > start &&
         token.find_first_not_of("0123456789", start) == point &&
-        token.find_first_not_of("0123456789", point + 1) ==
-            std::string::npos &&
+        token.find_first_not_of("0123456789", point + 1) == std::string::npos &&
         token.size() - point - 1 == static_cast<std::size_t>(decimals)) {
       out.insert(token);
     }
@@ -234,8 +233,8 @@ std::set<std::string> Distinct(const std::multiset<std::string>& m) {
 // from $5.85) receives 730 x 2 x 0.05 = $73.
 TEST_F(SettlementCliTest, OneReportReadsTheSameInEveryFormat) {
   SettleOneDay();
-  ASSERT_TRUE(gw_.Trade("XB2SZ6", gw_.SettleNs(kDec1 + 1) - 5 * kMinute,
-                        59'000, 1, "FIRM-B", "PROV-A"));
+  ASSERT_TRUE(gw_.Trade("XB2SZ6", gw_.SettleNs(kDec1 + 1) - 5 * kMinute, 59'000,
+                        1, "FIRM-B", "PROV-A"));
   ASSERT_TRUE(gw_.Fix(kDec1 + 1));
   const ToolResult text = Run("settle report 2026-12-02");
   const ToolResult csv = Run("settle report 2026-12-02 --csv");
@@ -279,17 +278,19 @@ TEST_F(SettlementCliTest, FinalSettlementClosesPositionsAndFlagsEveryFormat) {
       << text.out;
   EXPECT_TRUE(Contains(text.out, "ACCOUNT  MEMBER  CONTRACT  FINAL_QUANTITY"))
       << text.out;
-  EXPECT_TRUE(Contains(text.out, "FIRM-A   CM-1    XB2SZ6                 2  "
-                                 "5.850  0.000000  DISRUPTED"))
+  EXPECT_TRUE(Contains(text.out,
+                       "FIRM-A   CM-1    XB2SZ6                 2  "
+                       "5.850  0.000000  DISRUPTED"))
       << text.out;
   const std::vector<std::string> csv =
       Lines(Run("settle report 2026-12-31 --csv").out);
   const auto has = [&csv](const std::string& line) {
     return std::find(csv.begin(), csv.end(), line) != csv.end();
   };
-  EXPECT_TRUE(has("2026-12-31,FIRM-A,CM-1,XB2SZ6,0,5.850,FINAL,0.000000,"
-                  "0.000000,0.000000,10000000.000000,"
-                  "\"final, DISRUPTED, closed\""));
+  EXPECT_TRUE(
+      has("2026-12-31,FIRM-A,CM-1,XB2SZ6,0,5.850,FINAL,0.000000,"
+          "0.000000,0.000000,10000000.000000,"
+          "\"final, DISRUPTED, closed\""));
   EXPECT_TRUE(has("2026-12-31,FIRM-A,CM-1,XB2SZ6,2,5.850,0.000000,DISRUPTED"));
   EXPECT_TRUE(has("2026-12-31,XB2SZ6,5.850,FINAL,2,\"final, DISRUPTED\""));
   const ToolResult json = Run("settle report 2026-12-31 --json");
@@ -298,8 +299,9 @@ TEST_F(SettlementCliTest, FinalSettlementClosesPositionsAndFlagsEveryFormat) {
                        "\"variation_margin\":\"0.000000\",\"closed\":true,"
                        "\"final_quantity\":2}"))
       << json.out;
-  EXPECT_TRUE(Contains(json.out, "\"price\":\"5.850\",\"tier\":\"FINAL\","
-                                 "\"final\":true,\"disrupted\":true"))
+  EXPECT_TRUE(Contains(json.out,
+                       "\"price\":\"5.850\",\"tier\":\"FINAL\","
+                       "\"final\":true,\"disrupted\":true"))
       << json.out;
 }
 

@@ -185,8 +185,8 @@ TEST_F(SettlementDeskTest, ReportCarriesPricesPositionsAndMoneyAsDecimals) {
     EXPECT_EQ(a.positions(0).variation_margin(), "73.000000");
     EXPECT_EQ(a.variation_margin(), "73.000000");
     EXPECT_EQ(a.spot_cash(), "0.000000");
-    EXPECT_EQ(a.initial_margin(), settlement::AmountText(
-                                      run->accounts[firm_a].initial_margin));
+    EXPECT_EQ(a.initial_margin(),
+              settlement::AmountText(run->accounts[firm_a].initial_margin));
     // 730 x 2 x $5.90 x 15 %.
     EXPECT_EQ(a.initial_margin(), "1292.100000");
     EXPECT_EQ(a.collateral(), settlement::AmountText(kOpening + 73 * kUsd));
@@ -309,9 +309,8 @@ TEST_F(SettlementDeskTest, EveryAmountHasSixDecimals) {
     for (const w::Envelope& e : Report("admin", date)) {
       const w::SettlementReport& r = e.settlement_report();
       for (const w::AccountSettlement& a : r.accounts()) {
-        for (const std::string* s :
-             {&a.variation_margin(), &a.spot_cash(), &a.initial_margin(),
-              &a.collateral()}) {
+        for (const std::string* s : {&a.variation_margin(), &a.spot_cash(),
+                                     &a.initial_margin(), &a.collateral()}) {
           EXPECT_TRUE(six(*s)) << *s;
         }
         for (const w::PositionLine& p : a.positions()) {
@@ -446,8 +445,8 @@ std::unique_ptr<settlement::SettlementService> ManyAccounts(
     exchange::Event e;
     e.type = exchange::EventType::kTrade;
     e.seq = exchange::Seq{++seq};
-    e.ts = exchange::Timestamp{settle - 10 * kMinute +
-                               static_cast<int64_t>(seq)};
+    e.ts =
+        exchange::Timestamp{settle - 10 * kMinute + static_cast<int64_t>(seq)};
     e.trade_id = exchange::TradeId{seq};
     e.instrument = exchange::InstrumentId{dec};
     e.side = exchange::Side::kBuy;
