@@ -640,15 +640,32 @@ std::vector<Print> IndexService::Revisions(uint32_t grade, int64_t day) const {
 }
 
 std::vector<Print> IndexService::History(uint32_t grade, int64_t from_day,
-                                         int64_t to_day) const {
+                                         int64_t to_day,
+                                         HistoryRevisions revisions) const {
   std::vector<Print> out;
   if (grade >= s_->grades.size() || from_day > to_day) return out;
   const auto& prints = s_->grades[grade].prints;
   for (auto it = prints.lower_bound(from_day);
        it != prints.end() && it->first <= to_day; ++it) {
-    out.push_back(it->second.back());
+    if (revisions == HistoryRevisions::kAll) {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+    } else {
+      out.push_back(it->second.back());
+    }
   }
   return out;
+}
+
+std::size_t IndexService::RevisionCount(uint32_t grade, int64_t from_day,
+                                        int64_t to_day) const {
+  std::size_t n = 0;
+  if (grade >= s_->grades.size() || from_day > to_day) return n;
+  const auto& prints = s_->grades[grade].prints;
+  for (auto it = prints.lower_bound(from_day);
+       it != prints.end() && it->first <= to_day; ++it) {
+    n += it->second.size();
+  }
+  return n;
 }
 
 Result<std::pair<Print, Explanation>> IndexService::Explain(uint32_t grade,

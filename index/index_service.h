@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -92,9 +93,24 @@ class IndexService {
   const Print* Find(uint32_t grade, int64_t day) const;
   // Every revision of (grade, day), oldest first.
   std::vector<Print> Revisions(uint32_t grade, int64_t day) const;
-  // The latest revision of each day in [from_day, to_day], oldest first.
-  std::vector<Print> History(uint32_t grade, int64_t from_day,
-                             int64_t to_day) const;
+  // Which revisions of each day a history holds.
+  enum class HistoryRevisions {
+    kLatest,  // the latest revision of each day (what the day reads now)
+    kAll,     // the fixing (revision 0) and each restatement, oldest first
+  };
+  // The prints of the days in [from_day, to_day], oldest day first; days
+  // without a print are absent. Empty when from_day > to_day.
+  std::vector<Print> History(
+      uint32_t grade, int64_t from_day, int64_t to_day,
+      HistoryRevisions revisions = HistoryRevisions::kLatest) const;
+  // The most prints one request for every revision may return (HTTP,
+  // protobuf): a day's restatements are bounded only by its busts, so the
+  // bound on days alone does not bound such a request.
+  static constexpr std::size_t kMaxRevisionsPerRequest = 2'000;
+  // How many prints History(grade, from_day, to_day, kAll) holds, without
+  // copying them: what a request for every revision is checked against.
+  std::size_t RevisionCount(uint32_t grade, int64_t from_day,
+                            int64_t to_day) const;
   // Recomputes the latest revision of (grade, day) with its explanation.
   // kNotFound when there is no such print.
   Result<std::pair<Print, Explanation>> Explain(uint32_t grade,

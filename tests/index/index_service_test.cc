@@ -296,6 +296,80 @@ TEST_F(IndexStoreTest, ReopenAtAnyCutThenReplayEqualsOneRun) {
   }
 }
 
+// Day d at Level 1a with two large trades far above the rest in partition
+// 6 ($6.40 and $7.00): busting the first moves that partition's median to
+// $7.00, busting the second back down, so day d is restated twice. Day d+1
+// fixes without trades.
+Stream TwiceRestatedDay(uint64_t* first_big) {
+  Stream s;
+  LevelOneDay(s, kDay0, 580);
+  s.Trade(kStd, FixingAt(kDay0) - kHour / 2, 640, 20, 1, 4);
+  *first_big = s.last_trade_id();
+  s.Trade(kStd, FixingAt(kDay0) - kHour / 4, 700, 20, 2, 5);
+  s.Fixing(kDay0, FixingAt(kDay0));
+  s.Bust(*first_big, FixingAt(kDay0) + kHour / 2);
+  s.Bust(*first_big + 1, FixingAt(kDay0) + kHour);
+  s.Fixing(kDay0 + 1, FixingAt(kDay0 + 1));
+  return s;
+}
+
+// The fixing of a restated day stays readable beside each restatement,
+// with its own computed_at, in memory and from the store after a restart;
+// the default history still reads the latest revision of each day.
+TEST_F(IndexStoreTest, EveryRevisionStaysReadableAfterARestart) {
+  using Revisions = IndexService::HistoryRevisions;
+  uint64_t big = 0;
+  const Stream s = TwiceRestatedDay(&big);
+  std::vector<Print> published;
+  {
+    auto opened = IndexService::Open(TestConfig(), path());
+    ASSERT_TRUE(opened.has_value()) << opened.error().ToString();
+    published = Feed(*opened.value(), s.events());
+    ASSERT_TRUE(opened.value()->Flush().ok());
+  }
+  std::vector<Print> std_published;
+  for (const Print& p : published) {
+    if (p.grade == 0) std_published.push_back(p);
+  }
+  // The fixing, two restatements, the next day's fixing.
+  ASSERT_EQ(std_published.size(), 4u);
+  ASSERT_EQ(std_published[2].revision, 2u);
+
+  auto reopened = IndexService::Open(TestConfig(), path());
+  ASSERT_TRUE(reopened.has_value()) << reopened.error().ToString();
+  const IndexService& svc = *reopened.value();
+  const std::vector<Print> all =
+      svc.History(0, kDay0, kDay0 + 1, Revisions::kAll);
+  EXPECT_EQ(all, std_published);
+  ASSERT_EQ(all.size(), 4u);
+  EXPECT_EQ(all[0].revision, 0u);
+  EXPECT_EQ(all[0].computed_at_ns, FixingAt(kDay0));
+  EXPECT_EQ(all[1].revision, 1u);
+  EXPECT_EQ(all[1].computed_at_ns, FixingAt(kDay0) + kHour / 2);
+  EXPECT_EQ(all[2].revision, 2u);
+  EXPECT_EQ(all[2].computed_at_ns, FixingAt(kDay0) + kHour);
+  EXPECT_EQ(all[3].day, kDay0 + 1);
+  // The original fixing had both big trades; the restatements do not.
+  EXPECT_NE(std::find(all[0].trade_ids.begin(), all[0].trade_ids.end(), big),
+            all[0].trade_ids.end());
+  EXPECT_EQ(std::find(all[2].trade_ids.begin(), all[2].trade_ids.end(), big),
+            all[2].trade_ids.end());
+  EXPECT_EQ(svc.RevisionCount(0, kDay0, kDay0 + 1), 4u);
+  EXPECT_EQ(svc.RevisionCount(0, kDay0 + 1, kDay0 + 1), 1u);
+  EXPECT_EQ(svc.RevisionCount(0, kDay0 + 1, kDay0), 0u);
+
+  // Latest only, as before.
+  const std::vector<Print> latest = svc.History(0, kDay0, kDay0 + 1);
+  ASSERT_EQ(latest.size(), 2u);
+  EXPECT_EQ(latest[0], std_published[2]);
+  EXPECT_EQ(latest[1], std_published[3]);
+  EXPECT_EQ(svc.History(0, kDay0, kDay0 + 1, Revisions::kLatest), latest);
+  // A range without prints, or upside down, is empty either way.
+  EXPECT_TRUE(svc.History(0, kDay0 + 2, kDay0 + 9, Revisions::kAll).empty());
+  EXPECT_TRUE(svc.History(0, kDay0 + 1, kDay0, Revisions::kAll).empty());
+  EXPECT_TRUE(svc.History(7, kDay0, kDay0 + 1, Revisions::kAll).empty());
+}
+
 TEST_F(IndexStoreTest, CorruptRecordStopsOpenNamingTheKey) {
   {
     auto opened = IndexService::Open(TestConfig(), path());
