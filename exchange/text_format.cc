@@ -58,6 +58,22 @@ std::string FormatAmount(Amount amount) {
   return buf;
 }
 
+std::string FormatMicros(int64_t micros, int min_decimals) {
+  const bool negative = micros < 0;
+  // Magnitude in unsigned arithmetic, so INT64_MIN formats too.
+  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(micros)
+                                : static_cast<uint64_t>(micros);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64,
+                negative ? "-" : "", mag / 1'000'000, mag % 1'000'000);
+  std::string out = buf;
+  const std::size_t min_size =
+      out.find('.') + 1 + static_cast<std::size_t>(min_decimals);
+  while (out.size() > min_size && out.back() == '0') out.pop_back();
+  if (out.back() == '.') out.pop_back();  // no decimals left: no point either
+  return out;
+}
+
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (const char ch : s) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,14 @@ std::string FormatPrice(Price price, Price step);
 // settlement report and feed (docs/settlement.md, "Reports"). Exact for
 // every int64 value.
 std::string FormatAmount(Amount amount);
+
+// Micro-units (micro-dollars, micro-GPU-hours: any 6-decimal fixed point)
+// as a decimal with at least `min_decimals` and at most 6 places, exact,
+// trailing zeros beyond the minimum dropped: FormatMicros(5'800'000, 3) ==
+// "5.800", FormatMicros(6'262'500, 3) == "6.2625", FormatMicros(-5, 3) ==
+// "-0.000005", FormatMicros(12'000'000, 0) == "12". Exact for every int64
+// value. REQUIRES: 0 <= min_decimals <= 6.
+std::string FormatMicros(int64_t micros, int min_decimals);
 
 // `s` as a JSON string literal, quotes included: `"` and `\` escaped,
 // control characters as \u00XX; other bytes as they are.
