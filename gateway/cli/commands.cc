@@ -29,6 +29,7 @@
 #include "gateway/client/decimal.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/password.h"
+#include "index/index_service.h"
 
 namespace cfx::gateway::cli {
 
@@ -1098,6 +1099,7 @@ struct IndexArgs {
   std::string from;
   std::string to;
   std::string date;
+  bool all_revisions = false;
 };
 
 // A usage error for a grade that is not printable ASCII without spaces
@@ -1137,13 +1139,15 @@ int Refusal(Connection& c, const std::string& subject, uint64_t request_id,
 // Sends an IndexQuery and collects its IndexPrintLists into *out. Returns
 // kExitOk, or the exit code of a printed error.
 int QueryIndex(Connection& c, const std::string& grade, const std::string& from,
-               const std::string& to, std::vector<w::IndexPrint>* out) {
+               const std::string& to, std::vector<w::IndexPrint>* out,
+               bool all_revisions = false) {
   w::Envelope e;
   w::IndexQuery* q = e.mutable_index_query();
   q->set_request_id(RequestId());
   q->set_grade(grade);
   q->set_from_date(from);
   q->set_to_date(to);
+  q->set_all_revisions(all_revisions);
   const uint64_t id = q->request_id();
   if (const int rc = c.Send(e); rc != kExitOk) return rc;
   return c.Await("index query", "the index prints", milliseconds(0),
@@ -1171,7 +1175,7 @@ int RunIndexShow(const GlobalOptions& g, const IndexArgs& a) {
   if (prints.empty()) {
     return Fail(kExitRejected, "no print of CFX-" + a.grade + " yet");
   }
-  Print(c.json() ? ProtoJson(prints.back()) + "\n"
+  Print(c.json() ? IndexPrintJson(prints.back()) + "\n"
                  : IndexPrintText(prints.back()));
   return kExitOk;
 }
@@ -1198,16 +1202,17 @@ int RunIndexHistory(const GlobalOptions& g, const IndexArgs& a) {
     to = latest.back().date();
   }
   std::vector<w::IndexPrint> prints;
-  if (const int rc = QueryIndex(c, a.grade, a.from, to, &prints);
+  if (const int rc =
+          QueryIndex(c, a.grade, a.from, to, &prints, a.all_revisions);
       rc != kExitOk) {
     return rc;
   }
   if (c.json()) {
-    for (const w::IndexPrint& p : prints) PrintJson(ProtoJson(p));
+    for (const w::IndexPrint& p : prints) PrintJson(IndexPrintJson(p));
   } else if (prints.empty()) {
     Print("no prints of CFX-" + a.grade + " in that range\n");
   } else {
-    Print(IndexHistoryText(prints));
+    Print(IndexHistoryText(prints, /*computed_at=*/a.all_revisions));
   }
   return kExitOk;
 }
@@ -1248,7 +1253,17 @@ int RunIndexExplain(const GlobalOptions& g, const IndexArgs& a) {
                          });
   if (rc != kExitOk) return rc;
   x.set_more(false);
-  Print(c.json() ? ProtoJson(x) + "\n" : IndexExplanationText(x));
+  if (!c.json()) {
+    Print(IndexExplanationText(x));
+    return kExitOk;
+  }
+  // The print reads as everywhere else (IndexPrintJson); the rest of the
+  // explanation is the message's JSON.
+  w::IndexExplanation rest = x;
+  rest.clear_print();
+  const std::string others = ProtoJson(rest);
+  Print("{\"print\":" + IndexPrintJson(x.print()) +
+        (others.size() > 2 ? "," + others.substr(1) : "}") + "\n");
   return kExitOk;
 }
 
@@ -1690,6 +1705,13 @@ void AddGatewayCommands(CLI::App& app, int* exit_code, CLI::App* attest) {
                        "--to)");
   ihistory->add_option("--to", ia->to,
                        "Last day, YYYY-MM-DD (default: the latest print)");
+  ihistory->add_flag(
+      "--all-revisions", ia->all_revisions,
+      "Every revision of each day (the fixing, then each "
+      "restatement, with its computed-at time), not only "
+      "the latest; at most " +
+          std::to_string(index::IndexService::kMaxRevisionsPerRequest) +
+          " prints");
   ihistory->callback(
       [g, ia, exit_code] { *exit_code = RunIndexHistory(*g, *ia); });
   CLI::App* iexplain = index_group->add_subcommand(

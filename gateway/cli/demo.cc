@@ -742,7 +742,7 @@ void Demo::Progress(std::size_t k, int64_t day, bool last) {
   auto it = prints_.find(date);
   if (it != prints_.end()) {
     index = (it->second.has_value() ? it->second.value() : "-") + " (" +
-            EnumName(it->second.level()) + ")";
+            it->second.level_name() + ")";
   }
   const std::size_t n = days_.size();
   if (o_.progress == DemoProgress::kLines) {

@@ -10,6 +10,9 @@
 #include "gateway/cli/settlement_sections.h"
 #include "gateway/cli/text.h"
 #include "gateway/client/decimal.h"
+#include "gateway/http/index_page.h"
+#include "gateway/http/json.h"
+#include "gateway/pb/index_desk.h"
 
 namespace cfx::gateway::cli {
 
@@ -320,9 +323,8 @@ namespace {
 
 std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
 
-std::string LevelText(w::IndexLevel level) {
-  return level == w::INDEX_LEVEL_UNSPECIFIED ? "-" : EnumName(level);
-}
+// The level as every interface spells it ("1a" ... "DISRUPTED").
+std::string LevelText(const w::IndexPrint& p) { return OrDash(p.level_name()); }
 
 std::string TradeIdsText(const w::IndexPrint& p) {
   if (p.trade_ids().empty()) return "-";
@@ -348,7 +350,7 @@ std::string IndexPrintText(const w::IndexPrint& p) {
   std::string title = p.index() + " " + p.date() + ": " +
                       (p.has_value() ? p.value() + " USD per GPU-hour"
                                      : std::string("no value")) +
-                      ", level " + LevelText(p.level());
+                      ", level " + LevelText(p);
   if (p.disrupted()) title += ", DISRUPTED";
   if (p.restated()) title += ", RESTATED";
   std::string partitions;
@@ -357,7 +359,7 @@ std::string IndexPrintText(const w::IndexPrint& p) {
   }
   std::vector<std::vector<std::string>> rows = {
       {"value", p.has_value() ? p.value() : "none"},
-      {"level", LevelText(p.level())},
+      {"level", LevelText(p)},
       {"disrupted", p.disrupted() ? "yes" : "no"},
       {"revision", std::to_string(p.revision()) +
                        (p.restated() ? " (restated)" : " (fixing)")},
@@ -376,17 +378,30 @@ std::string IndexPrintText(const w::IndexPrint& p) {
   return Line(title) + FormatTable(rows, {});
 }
 
-std::string IndexHistoryText(const std::vector<w::IndexPrint>& prints) {
+std::string IndexHistoryText(const std::vector<w::IndexPrint>& prints,
+                             bool computed_at) {
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"DATE", "VALUE", "LEVEL", "TRADES", "GPU_HOURS", "RESTATED"});
+  if (computed_at) rows[0].insert(rows[0].begin() + 1, "COMPUTED_AT");
   for (const w::IndexPrint& p : prints) {
     rows.push_back(
-        {p.date(), p.has_value() ? p.value() : "-", LevelText(p.level()),
+        {p.date(), p.has_value() ? p.value() : "-", LevelText(p),
          std::to_string(p.trade_count()), std::to_string(p.gpu_hours()),
          p.restated() ? "yes (revision " + std::to_string(p.revision()) + ")"
                       : "-"});
+    if (computed_at) {
+      rows.back().insert(rows.back().begin() + 1,
+                         FormatTime(p.computed_at_ns()));
+    }
   }
-  return FormatTable(rows, {1, 3, 4});
+  const std::size_t shift = computed_at ? 1 : 0;
+  return FormatTable(rows, {1 + shift, 3 + shift, 4 + shift});
+}
+
+std::string IndexPrintJson(const w::IndexPrint& p) {
+  JsonWriter w;
+  WriteIndexPrint(p.grade(), pb::PrintFromWire(p), &w);
+  return w.Take();
 }
 
 std::string IndexExplanationText(const w::IndexExplanation& x) {

@@ -28,6 +28,7 @@
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "index/index_service.h"
+#include "index/print_reading.h"
 #include "settlement/settlement_report.h"
 #include "settlement/settlement_service.h"
 
@@ -355,14 +356,16 @@ std::vector<Field> IndexEntry(const index::Print& p, int64_t fixing_ns) {
     kAttestedTokens = 5822,
     kTradeIds = 5823,
   };
+  const index::PrintReading r = index::ReadingOf(p);
   std::vector<Field> e;
   e.push_back({269, "3"});
-  if (p.has_value) e.push_back({270, FormatMicros(p.value_micros, 3)});
+  // A field the print does not have is left out.
+  if (r.value.has_value()) e.push_back({270, *r.value});
   const std::string fixing = FormatFixTime(exchange::Timestamp{fixing_ns});
   e.push_back({272, fixing.substr(0, 8)});  // YYYYMMDD
   e.push_back({273, fixing.substr(9)});     // HH:MM:SS.sss
-  e.push_back({kLevel, std::string(index::LevelName(p.level))});
-  e.push_back({kDisrupted, p.level == index::Level::kDisrupted ? "Y" : "N"});
+  e.push_back({kLevel, std::string(r.level)});
+  e.push_back({kDisrupted, r.disrupted ? "Y" : "N"});
   e.push_back({kRevision, Str(uint64_t{p.revision})});
   e.push_back(
       {kComputedAt, FormatFixTime(exchange::Timestamp{p.computed_at_ns})});
@@ -370,28 +373,20 @@ std::vector<Field> IndexEntry(const index::Print& p, int64_t fixing_ns) {
   e.push_back({kDistinctSellers, Str(uint64_t{p.sellers})});
   e.push_back({kDistinctBuyers, Str(uint64_t{p.buyers})});
   e.push_back({kGpuHours, Str(p.gpu_hours)});
-  // The level's input set is empty for 3, 4 and DISRUPTED.
-  if (index::FromTrades(p.level)) {
-    e.push_back({kP25, FormatMicros(p.p25_micros, 3)});
-    e.push_back({kP75, FormatMicros(p.p75_micros, 3)});
-  }
+  if (r.p25.has_value()) e.push_back({kP25, *r.p25});
+  if (r.p75.has_value()) e.push_back({kP75, *r.p75});
   std::string partitions;
-  for (uint32_t k = 1; k <= 32; ++k) {
-    if (((p.partitions_used >> (k - 1)) & 1u) == 0) continue;
+  for (const uint32_t k : r.partitions_used) {
     if (!partitions.empty()) partitions += ' ';
     partitions += Str(uint64_t{k});
   }
   if (!partitions.empty()) e.push_back({kPartitionsUsed, partitions});
-  if (p.has_upm) {
-    e.push_back({kUsdPerMillionTokens,
-                 FormatMicros(p.usd_per_million_tokens_micros, 3)});
+  if (r.usd_per_million_tokens.has_value()) {
+    e.push_back({kUsdPerMillionTokens, *r.usd_per_million_tokens});
   }
-  char tokens[32];
-  std::snprintf(
-      tokens, sizeof tokens, "%llu.%03llu",
-      static_cast<unsigned long long>(p.attested_milli_tokens / 1000),
-      static_cast<unsigned long long>(p.attested_milli_tokens % 1000));
-  e.push_back({kAttestedTokens, tokens});
+  if (r.attested_tokens_per_s_per_gpu.has_value()) {
+    e.push_back({kAttestedTokens, *r.attested_tokens_per_s_per_gpu});
+  }
   std::string ids;
   for (const uint64_t id : p.trade_ids) {
     if (!ids.empty()) ids += ' ';

@@ -26,6 +26,7 @@ constexpr std::string_view kIndexListPath = "/api/v1/index";
 constexpr std::string_view kIndexPrefix = "/api/v1/index/";
 constexpr std::string_view kIndexPagePath = "/index";
 constexpr std::string_view kIndexSymbolPrefix = "CFX-";
+constexpr std::string_view kRevisionsParam = "revisions";
 // Longest query value accepted: the limits are at most 4 digits.
 constexpr std::size_t kMaxNumberLength = 7;
 constexpr std::size_t kMaxKeyLength = 32;
@@ -171,28 +172,47 @@ struct DateParam {
   bool seen = false;
 };
 
-// As ParseQuery, for "YYYY-MM-DD" values of real calendar days.
-std::string ParseDateQuery(std::string_view query, DateParam* params,
-                           std::size_t n_params) {
-  return ForEachQueryItem(query,
-                          [&](std::string_view key, std::string_view value,
-                              bool has_value) -> std::string {
-                            DateParam* param = nullptr;
-                            for (std::size_t i = 0; i < n_params; ++i) {
-                              if (params[i].name == key) param = &params[i];
-                            }
-                            if (param == nullptr) return UnknownParam(key);
-                            if (param->seen) return RepeatedParam(key);
-                            const std::optional<int64_t> day =
-                                has_value ? ParseDay(value) : std::nullopt;
-                            if (!day) {
-                              return "query parameter \"" + std::string(key) +
-                                     "\" must be a date YYYY-MM-DD";
-                            }
-                            param->day = *day;
-                            param->seen = true;
-                            return {};
-                          });
+// The query of GET /api/v1/index/{grade}: from, to and revisions.
+struct IndexQuery {
+  DateParam from{"from"};
+  DateParam to{"to"};
+  bool all_revisions = false;  // revisions=all
+  bool revisions_seen = false;
+};
+
+// Parses `query` into *q: "from" and "to" are "YYYY-MM-DD" values of real
+// calendar days, "revisions" is "latest" or "all", each at most once.
+// Returns an error message, or empty on success.
+std::string ParseIndexQuery(std::string_view query, IndexQuery* q) {
+  return ForEachQueryItem(
+      query,
+      [q](std::string_view key, std::string_view value,
+          bool has_value) -> std::string {
+        if (key == kRevisionsParam) {
+          if (q->revisions_seen) return RepeatedParam(key);
+          if (!has_value || (value != "latest" && value != "all")) {
+            return "query parameter \"revisions\" must be \"latest\" or "
+                   "\"all\"";
+          }
+          q->all_revisions = value == "all";
+          q->revisions_seen = true;
+          return {};
+        }
+        DateParam* param = key == q->from.name ? &q->from
+                           : key == q->to.name ? &q->to
+                                               : nullptr;
+        if (param == nullptr) return UnknownParam(key);
+        if (param->seen) return RepeatedParam(key);
+        const std::optional<int64_t> day =
+            has_value ? ParseDay(value) : std::nullopt;
+        if (!day) {
+          return "query parameter \"" + std::string(key) +
+                 "\" must be a date YYYY-MM-DD";
+        }
+        param->day = *day;
+        param->seen = true;
+        return {};
+      });
 }
 
 }  // namespace
@@ -441,10 +461,10 @@ HttpReply HttpApi::Index(std::string_view method, std::string_view path,
   }
   const std::string_view name = path.substr(kIndexPrefix.size());
   if (!IsValidSymbol(name)) return Error(400, "invalid grade", kEndpoint);
-  DateParam range[2] = {{"from"}, {"to"}};
-  DateParam& from = range[0];
-  DateParam& to = range[1];
-  if (std::string error = ParseDateQuery(query, range, 2); !error.empty()) {
+  IndexQuery q;
+  DateParam& from = q.from;
+  DateParam& to = q.to;
+  if (std::string error = ParseIndexQuery(query, &q); !error.empty()) {
     return Error(400, error, kEndpoint);
   }
   // The grade ("B200-STD") or the index ("CFX-B200-STD").
@@ -466,11 +486,14 @@ HttpReply HttpApi::Index(std::string_view method, std::string_view path,
     if (latest == nullptr) {
       return Error(404, "no print yet for " + IndexName(grade_name), kEndpoint);
     }
-    JsonWriter w;
-    WriteIndexPrint(grade_name, *latest, &w);
-    return Json(200, w.Take(), kEndpoint);
-  }
-  if (from.seen && to.seen) {
+    if (!q.all_revisions) {
+      JsonWriter w;
+      WriteIndexPrint(grade_name, *latest, &w);
+      return Json(200, w.Take(), kEndpoint);
+    }
+    // Every revision of the latest print's day: a history of that day.
+    from.day = to.day = latest->day;
+  } else if (from.seen && to.seen) {
     if (from.day > to.day) {
       return Error(400, "query parameter \"from\" is after \"to\"", kEndpoint);
     }
@@ -489,14 +512,32 @@ HttpReply HttpApi::Index(std::string_view method, std::string_view path,
     // first print have none.
     from.day = to.day - (kMaxIndexDays - 1);
   }
+  using Revisions = index::IndexService::HistoryRevisions;
+  const Revisions revisions =
+      q.all_revisions ? Revisions::kAll : Revisions::kLatest;
+  if (q.all_revisions) {
+    constexpr std::size_t kMax = index::IndexService::kMaxRevisionsPerRequest;
+    const std::size_t n = index_->RevisionCount(grade, from.day, to.day);
+    if (n > kMax) {
+      return Error(400,
+                   FormatDay(from.day) + " to " + FormatDay(to.day) +
+                       " holds " + std::to_string(n) +
+                       " revisions; a history with every revision holds at "
+                       "most " +
+                       std::to_string(kMax),
+                   kEndpoint);
+    }
+  }
   JsonWriter w;
   w.BeginObject();
   w.Key("index").String(IndexName(grade_name));
   w.Key("grade").String(grade_name);
   w.Key("from").String(FormatDay(from.day));
   w.Key("to").String(FormatDay(to.day));
+  w.Key("revisions").String(q.all_revisions ? "all" : "latest");
   w.Key("prints").BeginArray();
-  for (const index::Print& p : index_->History(grade, from.day, to.day)) {
+  for (const index::Print& p :
+       index_->History(grade, from.day, to.day, revisions)) {
     WriteIndexPrint(grade_name, p, &w);
   }
   w.EndArray().EndObject();

@@ -90,7 +90,7 @@ class HttpApi {
   HttpReply Book(const Row& row, std::size_t depth) const;
   HttpReply Trades(const Row& row, std::size_t limit) const;
   HttpReply Health() const;
-  // /api/v1/index, /api/v1/index/{grade}[?from=&to=] and /index.
+  // /api/v1/index, /api/v1/index/{grade}[?from=&to=&revisions=] and /index.
   HttpReply Index(std::string_view method, std::string_view path,
                   std::string_view query) const;
   HttpReply IndexList() const;

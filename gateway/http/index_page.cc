@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "exchange/clock.h"
 #include "gateway/config/instrument_table.h"
+#include "index/print_reading.h"
 
 namespace cfx::gateway {
 
@@ -72,22 +75,13 @@ std::string Coord(double v) {
   return buf;
 }
 
-// Thousandths as a decimal with 3 places: 250'000 -> "250.000".
-std::string FormatMilli(uint64_t milli) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%llu.%03llu",
-                static_cast<unsigned long long>(milli / 1000),
-                static_cast<unsigned long long>(milli % 1000));
-  return buf;
-}
-
 std::string LevelText(Level level) {
   const std::string_view name = index::LevelName(level);
   return name.empty() ? std::string("none") : std::string(name);
 }
 
 std::string ValueText(const Print& p) {
-  return p.has_value ? FormatMicros(p.value_micros, 3) : std::string("none");
+  return index::ReadingOf(p).value.value_or("none");
 }
 
 // 1, 2 or 5 x 10^k micro-dollars: the smallest such step with at most
@@ -335,71 +329,44 @@ std::string IndexName(std::string_view grade) {
   return name;
 }
 
-std::string FormatMicros(int64_t micros, int min_decimals) {
-  // The magnitude as unsigned, so INT64_MIN formats too.
-  const bool negative = micros < 0;
-  const uint64_t m = negative ? 0 - static_cast<uint64_t>(micros)
-                              : static_cast<uint64_t>(micros);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%s%llu.%06llu", negative ? "-" : "",
-                static_cast<unsigned long long>(m / 1'000'000),
-                static_cast<unsigned long long>(m % 1'000'000));
-  std::string s = buf;
-  const std::size_t min_size =
-      s.find('.') + 1 + static_cast<std::size_t>(min_decimals);
-  while (s.size() > min_size && s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
-}
-
 void WriteIndexPrint(std::string_view grade, const Print& p, JsonWriter* w) {
-  // The level's input set is empty for 3, 4 and DISRUPTED: no percentiles.
-  const bool from_trades = index::FromTrades(p.level);
+  const index::PrintReading r = index::ReadingOf(p);
+  // A string, or null for a field the print does not have.
+  const auto string_or_null = [w](const std::optional<std::string>& s) {
+    if (s.has_value()) {
+      w->String(*s);
+    } else {
+      w->Null();
+    }
+  };
   w->BeginObject();
   w->Key("index").String(IndexName(grade));
   w->Key("grade").String(grade);
   w->Key("date").String(FormatDay(p.day));
   w->Key("revision").Uint(p.revision);
-  w->Key("restated").Bool(p.revision > 0);
+  w->Key("restated").Bool(r.restated);
   w->Key("computed_at")
       .String(
           exchange::FormatUtcTimestamp(exchange::Timestamp{p.computed_at_ns}));
-  w->Key("level").String(index::LevelName(p.level));
-  w->Key("disrupted").Bool(p.level == Level::kDisrupted);
+  w->Key("level").String(r.level);
+  w->Key("disrupted").Bool(r.disrupted);
   w->Key("value");
-  if (p.has_value) {
-    w->String(FormatMicros(p.value_micros, 3));
-  } else {
-    w->Null();
-  }
+  string_or_null(r.value);
   w->Key("trade_count").Uint(p.trade_count);
   w->Key("distinct_sellers").Uint(p.sellers);
   w->Key("distinct_buyers").Uint(p.buyers);
   w->Key("gpu_hours").Int(p.gpu_hours);
-  for (const auto& [key, micros] :
-       {std::pair<const char*, int64_t>{"p25", p.p25_micros},
-        std::pair<const char*, int64_t>{"p75", p.p75_micros}}) {
-    w->Key(key);
-    if (from_trades) {
-      w->String(FormatMicros(micros, 3));
-    } else {
-      w->Null();
-    }
-  }
+  w->Key("p25");
+  string_or_null(r.p25);
+  w->Key("p75");
+  string_or_null(r.p75);
   w->Key("partitions_used").BeginArray();
-  for (uint32_t k = 1; k <= 32; ++k) {
-    if ((p.partitions_used >> (k - 1)) & 1u) w->Uint(k);
-  }
+  for (const uint32_t k : r.partitions_used) w->Uint(k);
   w->EndArray();
   w->Key("usd_per_million_tokens");
-  if (p.has_upm) {
-    w->String(FormatMicros(p.usd_per_million_tokens_micros, 3));
-  } else {
-    w->Null();
-  }
-  // Thousandths of a token per second per GPU.
-  w->Key("attested_tokens_per_s_per_gpu")
-      .String(FormatMilli(p.attested_milli_tokens));
+  string_or_null(r.usd_per_million_tokens);
+  w->Key("attested_tokens_per_s_per_gpu");
+  string_or_null(r.attested_tokens_per_s_per_gpu);
   w->Key("trade_ids").BeginArray();
   for (const uint64_t id : p.trade_ids) w->Uint(id);
   w->EndArray();

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exchange/text_format.h"
 #include "gateway/http/json.h"
 #include "index/methodology.h"
 
@@ -17,17 +18,16 @@ namespace cfx::gateway {
 // "CFX-" + grade, e.g. "CFX-B200-STD".
 std::string IndexName(std::string_view grade);
 
-// Micro-dollars (or any 6-decimal fixed point) as a decimal with at least
-// `min_decimals` places and at most 6, trailing zeros beyond the minimum
-// dropped: FormatMicros(5'800'000, 3) == "5.800", FormatMicros(5'800'050, 3)
-// == "5.80005". REQUIRES: min_decimals <= 6.
-std::string FormatMicros(int64_t micros, int min_decimals);
+// Micro-dollars as a decimal with at least `min_decimals` places
+// (exchange/text_format.h).
+using exchange::FormatMicros;
 
 // Appends `print` of `grade` as the JSON object of GET /api/v1/index/{grade}:
 // index, grade, date, revision, restated, computed_at, level, disrupted,
 // value, trade_count, distinct_sellers, distinct_buyers, gpu_hours, p25,
 // p75, partitions_used, usd_per_million_tokens,
-// attested_tokens_per_s_per_gpu, trade_ids.
+// attested_tokens_per_s_per_gpu, trade_ids; the text of index::ReadingOf(),
+// null for a field the print does not have. `cfx --json` prints the same.
 void WriteIndexPrint(std::string_view grade, const index::Print& print,
                      JsonWriter* w);
 

@@ -7,35 +7,15 @@
 #include <string_view>
 #include <utility>
 
+#include "exchange/core/reference/attestation.h"
 #include "gateway/config/instrument_table.h"
+#include "index/print_reading.h"
 
 namespace cfx::gateway::pb {
 
 namespace w = cfx::wire::v1;
 
 namespace internal {
-
-std::string FormatMicros(int64_t micros, int min_decimals) {
-  const bool negative = micros < 0;
-  // Unsigned, so INT64_MIN has a magnitude too.
-  const uint64_t magnitude = negative
-                                 ? uint64_t{0} - static_cast<uint64_t>(micros)
-                                 : static_cast<uint64_t>(micros);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s%llu.%06llu", negative ? "-" : "",
-                static_cast<unsigned long long>(magnitude / 1'000'000),
-                static_cast<unsigned long long>(magnitude % 1'000'000));
-  std::string out = buf;
-  const std::size_t point = out.find('.');
-  std::size_t keep = out.size();
-  while (keep > point + 1 + static_cast<std::size_t>(min_decimals) &&
-         out[keep - 1] == '0') {
-    --keep;
-  }
-  if (keep == point + 1) keep = point;  // no decimals left: no point either
-  out.resize(keep);
-  return out;
-}
 
 std::string Quote(std::string_view s) {
   constexpr std::size_t kMaxQuoted = 40;
@@ -71,15 +51,6 @@ using internal::Refuse;
 constexpr int kDecimals = 3;
 // Added to each repeated element's size for its tag and length prefix.
 constexpr std::size_t kElementOverhead = 8;
-
-// "287.500" from thousandths.
-std::string Thousandths(uint64_t milli) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%llu.%03llu",
-                static_cast<unsigned long long>(milli / 1'000),
-                static_cast<unsigned long long>(milli % 1'000));
-  return buf;
-}
 
 // The grade index of `name`, or the refusal in *refusal.
 std::optional<uint32_t> Grade(const index::IndexService& index,
@@ -150,48 +121,77 @@ void IndexDesk::ToWire(const index::Print& p, w::IndexPrint* out) const {
   const auto& grades = index_->config().grades;
   const std::string grade =
       p.grade < grades.size() ? grades[p.grade] : std::string();
+  const index::PrintReading r = index::ReadingOf(p);
   out->set_grade(grade);
   out->set_index("CFX-" + grade);
   out->set_date(FormatDay(p.day));
   out->set_revision(p.revision);
-  out->set_restated(p.revision > 0);
+  out->set_restated(r.restated);
   out->set_computed_at_ns(p.computed_at_ns);
   const int level = static_cast<int>(p.level);
   out->set_level(w::IndexLevel_IsValid(level)
                      ? static_cast<w::IndexLevel>(level)
                      : w::INDEX_LEVEL_UNSPECIFIED);
-  out->set_disrupted(p.level == index::Level::kDisrupted);
+  out->set_level_name(std::string(r.level));
+  out->set_disrupted(r.disrupted);
   out->set_has_value(p.has_value);
-  if (p.has_value) {
-    out->set_value(FormatMicros(p.value_micros, kDecimals));
+  if (r.value.has_value()) {
+    out->set_value(*r.value);
     out->set_value_micros(p.value_micros);
   }
   out->set_trade_count(p.trade_count);
   out->set_distinct_sellers(p.sellers);
   out->set_distinct_buyers(p.buyers);
   out->set_gpu_hours(p.gpu_hours);
-  if (p.trade_count > 0) {
-    out->set_p25(FormatMicros(p.p25_micros, kDecimals));
+  if (r.p25.has_value() && r.p75.has_value()) {
+    out->set_p25(*r.p25);
     out->set_p25_micros(p.p25_micros);
-    out->set_p75(FormatMicros(p.p75_micros, kDecimals));
+    out->set_p75(*r.p75);
     out->set_p75_micros(p.p75_micros);
   }
-  for (uint32_t k = 0; k < 32; ++k) {
-    if ((p.partitions_used >> k) & 1u) out->add_partitions_used(k + 1);
-  }
-  if (p.has_upm) {
-    out->set_usd_per_million_tokens(
-        FormatMicros(p.usd_per_million_tokens_micros, kDecimals));
+  for (const uint32_t k : r.partitions_used) out->add_partitions_used(k);
+  if (r.usd_per_million_tokens.has_value()) {
+    out->set_usd_per_million_tokens(*r.usd_per_million_tokens);
     out->set_usd_per_million_tokens_micros(p.usd_per_million_tokens_micros);
   }
-  if (p.attested_milli_tokens != 0) {
-    out->set_attested_tokens_per_s_per_gpu(
-        Thousandths(p.attested_milli_tokens));
+  if (r.attested_tokens_per_s_per_gpu.has_value()) {
+    out->set_attested_tokens_per_s_per_gpu(*r.attested_tokens_per_s_per_gpu);
   }
   const std::size_t ids =
       std::min(p.trade_ids.size(), static_cast<std::size_t>(kMaxTradeIds));
   out->mutable_trade_ids()->Reserve(static_cast<int>(ids));
   for (std::size_t i = 0; i < ids; ++i) out->add_trade_ids(p.trade_ids[i]);
+}
+
+index::Print PrintFromWire(const w::IndexPrint& m) {
+  index::Print p;
+  p.day = ParseDay(m.date()).value_or(0);
+  p.revision = m.revision();
+  p.computed_at_ns = m.computed_at_ns();
+  const int level = static_cast<int>(m.level());
+  p.level = level >= static_cast<int>(index::Level::k1a) &&
+                    level <= static_cast<int>(index::Level::kDisrupted)
+                ? static_cast<index::Level>(level)
+                : index::Level::kNone;
+  p.has_value = m.has_value();
+  p.value_micros = m.value_micros();
+  p.trade_count = m.trade_count();
+  p.sellers = m.distinct_sellers();
+  p.buyers = m.distinct_buyers();
+  p.gpu_hours = m.gpu_hours();
+  p.p25_micros = m.p25_micros();
+  p.p75_micros = m.p75_micros();
+  for (const uint32_t k : m.partitions_used()) {
+    if (k >= 1 && k <= 32) p.partitions_used |= uint32_t{1} << (k - 1);
+  }
+  p.has_upm = !m.usd_per_million_tokens().empty();
+  p.usd_per_million_tokens_micros = m.usd_per_million_tokens_micros();
+  // "" (unknown) or text that is not a rate: no T.
+  const Result<uint64_t> tokens =
+      exchange::ParseMilliTokens(m.attested_tokens_per_s_per_gpu());
+  if (tokens.has_value()) p.attested_milli_tokens = tokens.value();
+  p.trade_ids.assign(m.trade_ids().begin(), m.trade_ids().end());
+  return p;
 }
 
 std::vector<w::Envelope> IndexDesk::Query(const w::IndexQuery& q) const {
@@ -214,10 +214,17 @@ std::vector<w::Envelope> IndexDesk::Query(const w::IndexQuery& q) const {
     to = Day(q.to_date(), "to_date", id, &out[0]);
     if (!to.has_value()) return out;
   }
+  using Revisions = index::IndexService::HistoryRevisions;
+  const Revisions revisions =
+      q.all_revisions() ? Revisions::kAll : Revisions::kLatest;
   std::vector<index::Print> prints;
   const index::Print* latest = index_->Latest(*grade);
   if (!from.has_value() && !to.has_value()) {
-    if (latest != nullptr) prints.push_back(*latest);
+    // The latest print's day: its latest revision, or all of them.
+    if (latest != nullptr) from = to = latest->day;
+  }
+  if (!from.has_value() && !to.has_value()) {
+    // No print yet.
   } else if (!to.has_value() && (latest == nullptr || latest->day < *from)) {
     // From a day after the latest print: nothing yet.
   } else {
@@ -238,7 +245,19 @@ std::vector<w::Envelope> IndexDesk::Query(const w::IndexQuery& q) const {
                           std::to_string(kMaxQueryDays) + " per request");
       return out;
     }
-    prints = index_->History(*grade, *from, *to);
+    if (revisions == Revisions::kAll) {
+      const std::size_t n = index_->RevisionCount(*grade, *from, *to);
+      if (n > index::IndexService::kMaxRevisionsPerRequest) {
+        out[0] = Refuse(
+            id, w::REJECT_REASON_DATE_RANGE_TOO_LONG,
+            FormatDay(*from) + " to " + FormatDay(*to) + " holds " +
+                std::to_string(n) + " revisions; at most " +
+                std::to_string(index::IndexService::kMaxRevisionsPerRequest) +
+                " per request with all_revisions");
+        return out;
+      }
+    }
+    prints = index_->History(*grade, *from, *to, revisions);
   }
 
   out[0].Clear();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cfx/wire/v1/wire.pb.h"
+#include "exchange/text_format.h"
 #include "gateway/config/server_config.h"
 #include "index/index_service.h"
 
@@ -44,7 +45,8 @@ class IndexDesk {
   // The answer to `q`: one or more IndexPrintList envelopes (all but the
   // last with more = true), or one ReferenceAck refusing it: UNKNOWN_GRADE,
   // INVALID_DATE, INVALID_DATE_RANGE (from after to), DATE_RANGE_TOO_LONG
-  // (more than kMaxQueryDays), INDEX_UNAVAILABLE.
+  // (more than kMaxQueryDays, or with all_revisions more than
+  // IndexService::kMaxRevisionsPerRequest prints), INDEX_UNAVAILABLE.
   std::vector<wire::v1::Envelope> Query(const wire::v1::IndexQuery& q) const;
 
   // The answer to `m` for `user`: one or more IndexExplanation envelopes
@@ -53,20 +55,27 @@ class IndexDesk {
   std::vector<wire::v1::Envelope> Explain(
       const UserConfig& user, const wire::v1::IndexExplainRequest& m) const;
 
-  // `p` on the wire. REQUIRES: the desk has an index.
+  // `p` on the wire, its text from index::ReadingOf(). REQUIRES: the desk
+  // has an index.
   void ToWire(const index::Print& p, wire::v1::IndexPrint* out) const;
 
  private:
   const index::IndexService* index_;
 };
 
+// The published fields of a print received as `m` (ToWire()'s inverse, for
+// clients such as the cfx tool): its day, revision, time, level, value,
+// counts, percentiles, partitions, USD per million tokens, T and trade ids.
+// grade and carry_run, which the wire does not carry, stay 0; a field that
+// does not decode (an unknown level, a date or rate that does not parse)
+// stays as in a default Print.
+index::Print PrintFromWire(const wire::v1::IndexPrint& m);
+
 namespace internal {
 
 // Micro-dollars (or micro-GPU-hours) as a decimal with at least
-// `min_decimals` and at most 6 decimals, exact: FormatMicros(6'125'000, 3)
-// == "6.125", FormatMicros(6'262'500, 3) == "6.2625", FormatMicros(-5, 3)
-// == "-0.000005". REQUIRES: 0 <= min_decimals <= 6.
-std::string FormatMicros(int64_t micros, int min_decimals);
+// `min_decimals` places (exchange/text_format.h), for the desks.
+using exchange::FormatMicros;
 
 // `s` for a reject text: printable ASCII only (others become '?'), cut at
 // 40 characters, in quotes. Shared by the desks.

@@ -114,7 +114,7 @@ TEST(Demo, ThreeDaysFixAtLevelOneATradeOverFixAndSettlePerMember) {
     if (f.size() >= 3 && f[0].rfind("2026-12-", 0) == 0) levels[f[0]] = f[2];
   }
   const std::map<std::string, std::string> want = {
-      {"2026-12-01", "1A"}, {"2026-12-02", "1A"}, {"2026-12-03", "1A"}};
+      {"2026-12-01", "1a"}, {"2026-12-02", "1a"}, {"2026-12-03", "1a"}};
   EXPECT_EQ(levels, want) << text;
 
   // trader-a's futures came over FIX only: its settled positions are what

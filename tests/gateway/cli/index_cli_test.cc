@@ -15,6 +15,9 @@
 #include <vector>
 
 #include "gateway/config/instrument_table.h"
+#include "gateway/http/index_page.h"
+#include "gateway/http/json.h"
+#include "index/methodology.h"
 #include "tests/gateway/pb/index_gateway_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -218,6 +221,92 @@ TEST_F(IndexCliTest, HistoryPrintsOneRowPerDay) {
   ASSERT_EQ(objects.size(), 2u) << json.out;
   EXPECT_TRUE(Contains(objects[0], "\"date\":\"2026-12-04\"")) << json.out;
   EXPECT_TRUE(Contains(objects[1], "\"date\":\"2026-12-05\"")) << json.out;
+}
+
+// --json prints the HTTP port's print object (WriteIndexPrint) of the same
+// print, null for what a print does not have: a Level 1 print and a
+// DISRUPTED one with nothing to carry.
+TEST_F(IndexCliTest, JsonPrintIsTheHttpPrintObject) {
+  FixThreeDays();
+  for (const uint32_t grade : {kStd, kPrm}) {
+    const std::string name = gw_.config().grades.at(grade).name;
+    SCOPED_TRACE(name);
+    const index::Print* latest = gw_.index().Latest(grade);
+    ASSERT_NE(latest, nullptr);
+    JsonWriter http;
+    WriteIndexPrint(name, *latest, &http);
+    const ToolResult r = Run("index show " + name + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, http.Take() + "\n");
+  }
+  const ToolResult prm = Run("index show B200-PRM --json");
+  EXPECT_TRUE(Contains(prm.out, "\"level\":\"DISRUPTED\"")) << prm.out;
+  EXPECT_TRUE(Contains(prm.out, "\"value\":null")) << prm.out;
+  EXPECT_TRUE(Contains(prm.out, "\"attested_tokens_per_s_per_gpu\":null"))
+      << prm.out;
+  // explain --json holds the same print object.
+  JsonWriter latest;
+  WriteIndexPrint("B200-STD", *gw_.index().Latest(kStd), &latest);
+  const ToolResult explain = Run("index explain B200-STD --json");
+  EXPECT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_EQ(explain.out.rfind("{\"print\":" + latest.Take() + ",", 0), 0u)
+      << explain.out;
+  // The text spells the level the same way.
+  const ToolResult text = Run("index show B200-STD");
+  EXPECT_TRUE(
+      Contains(text.out, Row("level", std::string(index::LevelName(
+                                          gw_.index().Latest(kStd)->level))) +
+                             "\n"))
+      << text.out;
+}
+
+TEST_F(IndexCliTest, HistoryWithAllRevisionsShowsEachRevisionAndItsTime) {
+  ASSERT_TRUE(TradeADay(gw_, kDay - 1, kStd, 60'000, 1));
+  ASSERT_TRUE(gw_.Fix(kDay - 1));
+  ASSERT_TRUE(TwiceRestatedDay(gw_, kDay, 101));
+  const std::vector<index::Print> day = gw_.index().Revisions(kStd, kDay);
+  ASSERT_EQ(day.size(), 3u);
+
+  const ToolResult r = Run("index history B200-STD --all-revisions");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> lines = Lines(r.out);
+  ASSERT_EQ(lines.size(), 5u) << r.out;
+  EXPECT_EQ(lines[0].rfind("DATE        COMPUTED_AT", 0), 0u) << r.out;
+  EXPECT_TRUE(Contains(lines[0], "VALUE  LEVEL  TRADES  GPU_HOURS  RESTATED"))
+      << r.out;
+  EXPECT_EQ(lines[1].rfind("2026-12-04  2026-12-04T21:00:00.000000000Z", 0), 0u)
+      << r.out;
+  const char* times[] = {"21:00:00", "21:30:00", "22:00:00"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const std::string& line = lines[i + 2];
+    EXPECT_EQ(line.rfind("2026-12-05  2026-12-05T" + std::string(times[i]), 0),
+              0u)
+        << line;
+    EXPECT_TRUE(Contains(line, FormatMicros(day[i].value_micros, 3))) << line;
+    if (i == 0) {
+      EXPECT_EQ(line.substr(line.size() - 1), "-") << line;
+    } else {
+      EXPECT_TRUE(Contains(line, "yes (revision " + std::to_string(i) + ")"))
+          << line;
+    }
+  }
+  // Without the flag: one row per day, the latest revision.
+  const ToolResult latest = Run("index history B200-STD");
+  ASSERT_EQ(Lines(latest.out).size(), 3u) << latest.out;
+  EXPECT_TRUE(Contains(Lines(latest.out)[2], "yes (revision 2)")) << latest.out;
+
+  // --json: one print object per revision, as the HTTP port writes it.
+  const ToolResult json =
+      Run("index history B200-STD --from 2026-12-05 --all-revisions --json");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const std::vector<std::string> objects = Lines(json.out);
+  ASSERT_EQ(objects.size(), 3u) << json.out;
+  for (std::size_t i = 0; i < 3; ++i) {
+    JsonWriter http;
+    WriteIndexPrint("B200-STD", day[i], &http);
+    EXPECT_EQ(objects[i], http.Take()) << i;
+  }
 }
 
 TEST_F(IndexCliTest, ExplainNamesNoFirmExceptToTheAdmin) {

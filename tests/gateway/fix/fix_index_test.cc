@@ -465,6 +465,55 @@ TEST_F(FixIndexTest, OnIndexPrintPushesRestatementsAndDisruptedPrints) {
   ExpectNothingRejected(*c);
 }
 
+// A field the print does not have is left out, as HTTP writes null: no
+// MDEntryPx without a value, no percentiles below Level 2, no USD per
+// million tokens and no attested throughput when none is known (not
+// "0.000"); the level is spelled as everywhere else.
+TEST_F(FixIndexTest, AbsentFieldsAreLeftOutNotZero) {
+  ClientPtr c = LogOn();
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->Send("V", Subscribe("md-1"), IndexGroups({"3"}, kStdIndex)));
+  ASSERT_TRUE(Expect(*c, SnapshotFor("md-1"), "the subscription's snapshot"));
+
+  Print disrupted;
+  disrupted.grade = 0;
+  disrupted.day = kIndexDay0 + 4;
+  disrupted.computed_at_ns = IndexFixingNs(kIndexDay0 + 4);
+  disrupted.level = Level::kDisrupted;
+  disrupted.has_value = false;
+  disrupted.attested_milli_tokens = 0;
+  OnGatewayThread([&] { gw_->OnIndexPrint(disrupted); });
+  auto w = Expect(*c, SnapshotFor("md-1"), "the DISRUPTED print");
+  ASSERT_TRUE(w);
+  SCOPED_TRACE(w->ToString());
+  const FixFields e = OnlyEntry(*w);
+  EXPECT_EQ(In(e, kLevelTag), index::LevelName(Level::kDisrupted));
+  for (int tag : {270, kP25Tag, kP75Tag, kUpmTag, kTokensTag}) {
+    EXPECT_FALSE(Has(e, tag)) << tag;
+  }
+
+  // Level 4 carries a value and T, but has no percentiles.
+  Print carried = disrupted;
+  carried.day = kIndexDay0 + 5;
+  carried.level = Level::k4;
+  carried.has_value = true;
+  carried.value_micros = 5'800'000;
+  carried.p25_micros = 1;
+  carried.has_upm = true;
+  carried.usd_per_million_tokens_micros = 5'371'000;
+  carried.attested_milli_tokens = 300'000;
+  OnGatewayThread([&] { gw_->OnIndexPrint(carried); });
+  w = Expect(*c, SnapshotFor("md-1"), "the Level 4 print");
+  ASSERT_TRUE(w);
+  const FixFields f = OnlyEntry(*w);
+  EXPECT_EQ(In(f, kLevelTag), "4");
+  EXPECT_EQ(In(f, 270), "5.800");
+  EXPECT_FALSE(Has(f, kP25Tag));
+  EXPECT_EQ(In(f, kUpmTag), "5.371");
+  EXPECT_EQ(In(f, kTokensTag), "300.000");
+  ExpectNothingRejected(*c);
+}
+
 TEST_F(FixIndexTest, InvalidIndexRequestsGetMarketDataRequestReject) {
   ClientPtr c = LogOn();
   ASSERT_NE(c, nullptr);

@@ -16,10 +16,12 @@
 #include <vector>
 
 #include "gateway/asio.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/http/http_server.h"
 #include "gateway/http/index_page.h"
 #include "gateway/http/json.h"
 #include "index/index_service.h"
+#include "tests/gateway/http/http_request.h"
 #include "tests/gateway/http/http_test_config.h"
 #include "tests/gateway/http/index_test_events.h"
 
@@ -30,9 +32,10 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using index::Level;
 using index::Print;
-using tcp = asio::ip::tcp;
 using testing::IndexFixingNs;
 using testing::kIndexDay0;
+using testing::Reply;
+using testing::Request;
 
 // ---------------------------------------------------------------- helpers
 
@@ -146,7 +149,9 @@ TEST(IndexPrintJson, DisruptedPrintWithNothingToCarryHasNullValue) {
   EXPECT_EQ(Field(s, "p25").kind_case(), google::protobuf::Value::kNullValue);
   EXPECT_EQ(Field(s, "usd_per_million_tokens").kind_case(),
             google::protobuf::Value::kNullValue);
-  EXPECT_EQ(Field(s, "attested_tokens_per_s_per_gpu").string_value(), "0.000");
+  // No attested throughput is known: null like every absent field.
+  EXPECT_EQ(Field(s, "attested_tokens_per_s_per_gpu").kind_case(),
+            google::protobuf::Value::kNullValue);
 }
 
 TEST(IndexPrintJson, DisruptedPrintWithACarriedValueShowsIt) {
@@ -336,44 +341,6 @@ TEST(IndexPage, NamesAreEscaped) {
 
 // ---------------------------------------------------------------- server
 
-struct Reply {
-  unsigned status = 0;
-  std::string content_type;
-  std::string csp;
-  std::string body;
-  bool ok = false;
-};
-
-// One request on a fresh blocking connection.
-Reply Request(uint16_t port, http::verb verb, std::string_view target) {
-  Reply r;
-  asio::io_context io;
-  tcp::socket socket(io);
-  beast::error_code ec;
-  socket.connect(tcp::endpoint(asio::ip::make_address_v4("127.0.0.1"), port),
-                 ec);
-  if (ec) return r;
-  http::request<http::empty_body> req{
-      verb, beast::string_view(target.data(), target.size()), 11};
-  req.set(http::field::host, "127.0.0.1");
-  req.keep_alive(false);
-  http::write(socket, req, ec);
-  if (ec) return r;
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(16 * 1024 * 1024);
-  if (verb == http::verb::head) parser.skip(true);
-  http::read(socket, buffer, parser, ec);
-  if (ec) return r;
-  const auto& res = parser.get();
-  r.ok = true;
-  r.status = res.result_int();
-  r.content_type = std::string(res[http::field::content_type]);
-  r.csp = std::string(res["Content-Security-Policy"]);
-  r.body = res.body();
-  return r;
-}
-
 class IndexHttpTest : public ::testing::Test {
  protected:
   IndexHttpTest()
@@ -529,6 +496,123 @@ TEST_F(IndexHttpTest, HistoryListsTheLatestRevisionOfEachDayOldestFirst) {
   r = Get("/api/v1/index/B200-STD?from=2024-03-09&to=2026-12-03");
   EXPECT_EQ(r.status, 200u) << r.body;
   EXPECT_EQ(Field(ParseJson(r.body), "prints").list_value().values_size(), 3);
+}
+
+TEST_F(IndexHttpTest, AllRevisionsListsTheFixingAndEachRestatementWithItsTime) {
+  testing::IndexEventStream s;
+  s.TwiceRestatedDay(kIndexDay0, 58'000);
+  s.LevelOneDay(testing::kStdSpot, kIndexDay0 + 1, 58'200);
+  s.Fixing(kIndexDay0 + 1);
+  for (const exchange::Event& e : s.Take()) index_->OnEvent(e);
+  const std::vector<Print> day0 = index_->Revisions(0, kIndexDay0);
+  ASSERT_EQ(day0.size(), 3u) << "the busts did not restate day 0 twice";
+  StartServer();
+
+  Reply r =
+      Get("/api/v1/index/B200-STD?from=2026-12-01&to=2026-12-02&revisions=all");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  google::protobuf::Struct body = ParseJson(r.body);
+  EXPECT_EQ(Field(body, "revisions").string_value(), "all");
+  const auto& prints = Field(body, "prints").list_value();
+  ASSERT_EQ(prints.values_size(), 4);
+  const char* computed_at[] = {
+      "2026-12-01T21:00:00.000000000Z", "2026-12-01T21:30:00.000000000Z",
+      "2026-12-01T22:00:00.000000000Z", "2026-12-02T21:00:00.000000000Z"};
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    const auto& p = prints.values(i).struct_value();
+    EXPECT_EQ(Field(p, "date").string_value(),
+              i < 3 ? "2026-12-01" : "2026-12-02");
+    EXPECT_EQ(Field(p, "revision").number_value(), i < 3 ? i : 0);
+    EXPECT_EQ(Field(p, "restated").bool_value(), i == 1 || i == 2);
+    EXPECT_EQ(Field(p, "computed_at").string_value(), computed_at[i]);
+  }
+  // Each is the print object of that revision.
+  for (const Print& p : day0) {
+    EXPECT_NE(r.body.find(PrintJson("B200-STD", p)), std::string::npos)
+        << "revision " << p.revision;
+  }
+  EXPECT_NE(Field(prints.values(0).struct_value(), "value").string_value(),
+            Field(prints.values(2).struct_value(), "value").string_value());
+
+  // The default, and revisions=latest, read the latest revision per day.
+  for (const char* target :
+       {"/api/v1/index/B200-STD?from=2026-12-01&to=2026-12-02",
+        "/api/v1/index/"
+        "B200-STD?revisions=latest&from=2026-12-01&to=2026-12-02"}) {
+    SCOPED_TRACE(target);
+    r = Get(target);
+    ASSERT_EQ(r.status, 200u) << r.body;
+    body = ParseJson(r.body);
+    EXPECT_EQ(Field(body, "revisions").string_value(), "latest");
+    const auto& latest = Field(body, "prints").list_value();
+    ASSERT_EQ(latest.values_size(), 2);
+    EXPECT_EQ(Field(latest.values(0).struct_value(), "revision").number_value(),
+              2);
+  }
+  // revisions=all alone: every revision of the latest print's day.
+  r = Get("/api/v1/index/CFX-B200-STD?revisions=all");
+  ASSERT_EQ(r.status, 200u) << r.body;
+  body = ParseJson(r.body);
+  EXPECT_EQ(Field(body, "from").string_value(), "2026-12-02");
+  EXPECT_EQ(Field(body, "to").string_value(), "2026-12-02");
+  EXPECT_EQ(Field(body, "prints").list_value().values_size(), 1);
+  // revisions=latest alone is the latest print, as without it.
+  EXPECT_EQ(Get("/api/v1/index/B200-STD?revisions=latest").body,
+            PrintJson("B200-STD", *index_->Latest(0)));
+}
+
+TEST_F(IndexHttpTest, RevisionsIsLatestOrAllAndGivenOnce) {
+  FeedThreeDays();
+  StartServer();
+  const std::pair<const char*, const char*> cases[] = {
+      {"/api/v1/index/B200-STD?revisions=every",
+       R"({"error":"query parameter \"revisions\" must be \"latest\" or \"all\""})"},
+      {"/api/v1/index/B200-STD?revisions",
+       R"({"error":"query parameter \"revisions\" must be \"latest\" or \"all\""})"},
+      {"/api/v1/index/B200-STD?revisions=ALL",
+       R"({"error":"query parameter \"revisions\" must be \"latest\" or \"all\""})"},
+      {"/api/v1/index/B200-STD?revisions=all&revisions=all",
+       R"({"error":"query parameter \"revisions\" given twice"})"},
+      {"/api/v1/index?revisions=all",
+       R"({"error":"unknown query parameter \"revisions\""})"},
+  };
+  for (const auto& [target, error] : cases) {
+    SCOPED_TRACE(target);
+    const Reply r = Get(target);
+    EXPECT_EQ(r.status, 400u);
+    EXPECT_EQ(r.body, error);
+  }
+}
+
+// 667 days restated twice each hold 2,001 prints: more than one history
+// with every revision may hold, though the days are within the range bound.
+TEST_F(IndexHttpTest, AHistoryWithEveryRevisionIsBounded) {
+  testing::IndexEventStream s;
+  constexpr int64_t kDays = 667;
+  for (int64_t d = 0; d < kDays; ++d)
+    s.TwiceRestatedDay(kIndexDay0 + d, 58'000);
+  for (const exchange::Event& e : s.Take()) index_->OnEvent(e);
+  const int64_t last = kIndexDay0 + kDays - 1;
+  ASSERT_EQ(index_->RevisionCount(0, kIndexDay0, last), 2'001u);
+  StartServer();
+  const std::string range =
+      "from=" + FormatDay(kIndexDay0) + "&to=" + FormatDay(last);
+  Reply r = Get("/api/v1/index/B200-STD?" + range + "&revisions=all");
+  EXPECT_EQ(r.status, 400u);
+  EXPECT_EQ(
+      r.body,
+      R"({"error":"2026-12-01 to )" + FormatDay(last) +
+          R"( holds 2001 revisions; a history with every revision holds at most 2000"})");
+  // One day fewer fits; the latest revisions of all of them do too.
+  r = Get("/api/v1/index/B200-STD?from=" + FormatDay(kIndexDay0 + 1) +
+          "&to=" + FormatDay(last) + "&revisions=all");
+  ASSERT_EQ(r.status, 200u) << r.body.substr(0, 200);
+  EXPECT_EQ(Field(ParseJson(r.body), "prints").list_value().values_size(),
+            1'998);
+  r = Get("/api/v1/index/B200-STD?" + range);
+  ASSERT_EQ(r.status, 200u);
+  EXPECT_EQ(Field(ParseJson(r.body), "prints").list_value().values_size(), 667);
 }
 
 TEST_F(IndexHttpTest, MalformedOrOversizedRangesAre400) {

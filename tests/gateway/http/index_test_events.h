@@ -80,6 +80,30 @@ class IndexEventStream {
     }
   }
 
+  // A delivery failure of trade `trade_id` reported at `ts_ns`.
+  void Bust(uint64_t trade_id, int64_t ts_ns) {
+    exchange::Event e = Next(exchange::EventType::kTradeBusted, ts_ns);
+    e.trade_id = exchange::TradeId{trade_id};
+    events_.push_back(e);
+  }
+
+  // A Level 1a day of B200-STD restated twice: LevelOneDay() plus two
+  // 20-lot trades far above it in partition 6 ($6.40, then $7.00), the
+  // fixing, then a bust of each before 23:00 (30 and 60 minutes after the
+  // fixing). Each bust moves partition 6's median, and the value by more
+  // than 0.25 %: three revisions of `day`.
+  void TwiceRestatedDay(int64_t day, int64_t base_units) {
+    LevelOneDay(kStdSpot, day, base_units);
+    Trade(kStdSpot, IndexFixingNs(day) - kHourNs / 2, base_units + 6'000, 20, 1,
+          4);
+    const uint64_t first = trade_id_;
+    Trade(kStdSpot, IndexFixingNs(day) - kHourNs / 4, base_units + 12'000, 20,
+          2, 5);
+    Fixing(day);
+    Bust(first, IndexFixingNs(day) + kHourNs / 2);
+    Bust(first + 1, IndexFixingNs(day) + kHourNs);
+  }
+
   // The sequencer's fixing of `day`, at its fixing instant.
   void Fixing(int64_t day) {
     exchange::Event e =

@@ -107,13 +107,15 @@ class IndexDeskTest : public ::testing::Test {
   }
 
   Answer Query(client::Client& c, const std::string& grade,
-               const std::string& from = "", const std::string& to = "") {
+               const std::string& from = "", const std::string& to = "",
+               bool all_revisions = false) {
     w::Envelope e;
     w::IndexQuery* q = e.mutable_index_query();
     q->set_request_id(++next_request_);
     q->set_grade(grade);
     q->set_from_date(from);
     q->set_to_date(to);
+    q->set_all_revisions(all_revisions);
     EXPECT_TRUE(c.Send(e).ok());
     return Collect(c, next_request_);
   }
@@ -305,6 +307,81 @@ TEST_F(IndexDeskTest, HistoryListsEachDaysLatestRevisionOldestFirst) {
   const Answer wide = Query(*trader, "B200-STD", "2026-11-01", "2026-12-31");
   EXPECT_EQ(wide.prints.size(), 3u);
   EXPECT_TRUE(Query(*trader, "B200-STD", "2026-12-06").prints.empty());
+}
+
+TEST_F(IndexDeskTest, AllRevisionsListsTheFixingAndEachRestatement) {
+  ASSERT_TRUE(TradeADay(gw_, kDay - 1, kStd, 60'000, 1));
+  ASSERT_TRUE(gw_.Fix(kDay - 1));
+  ASSERT_TRUE(TwiceRestatedDay(gw_, kDay, 101));
+  const std::vector<index::Print> day = gw_.index().Revisions(kStd, kDay);
+  ASSERT_EQ(day.size(), 3u) << "the busts did not restate the day twice";
+  ClientPtr trader = MustLogOn(gw_.port(), "trader-a");
+  ASSERT_NE(trader, nullptr);
+
+  const Answer all =
+      Query(*trader, "B200-STD", "2026-12-04", "2026-12-05", true);
+  ASSERT_FALSE(all.refusal.has_value()) << all.refusal->text();
+  ASSERT_EQ(all.prints.size(), 4u);
+  ExpectWireForm(all.prints[0], *gw_.index().Find(kStd, kDay - 1));
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const w::IndexPrint& p = all.prints[i + 1];
+    ExpectWireForm(p, day[i]);
+    EXPECT_EQ(p.date(), "2026-12-05");
+    EXPECT_EQ(p.revision(), i);
+    EXPECT_EQ(p.restated(), i > 0);
+    EXPECT_EQ(p.level_name(), index::LevelName(day[i].level));
+  }
+  EXPECT_EQ(all.prints[1].computed_at_ns(), gw_.FixingNs(kDay));
+  EXPECT_EQ(all.prints[2].computed_at_ns(), gw_.FixingNs(kDay) + kHour / 2);
+  EXPECT_EQ(all.prints[3].computed_at_ns(), gw_.FixingNs(kDay) + kHour);
+  EXPECT_NE(all.prints[1].value(), all.prints[3].value());
+
+  // Without dates: every revision of the latest print's day.
+  const Answer latest_day = Query(*trader, "B200-STD", "", "", true);
+  ASSERT_EQ(latest_day.prints.size(), 3u);
+  EXPECT_EQ(latest_day.prints[0].revision(), 0u);
+  EXPECT_EQ(latest_day.prints[2].revision(), 2u);
+  // The default still answers the latest revision of each day.
+  const Answer latest = Query(*trader, "B200-STD", "2026-12-04", "2026-12-05");
+  ASSERT_EQ(latest.prints.size(), 2u);
+  ExpectWireForm(latest.prints[1], day.back());
+  const Answer one = Query(*trader, "B200-STD");
+  ASSERT_EQ(one.prints.size(), 1u);
+  EXPECT_EQ(one.prints[0].revision(), 2u);
+}
+
+// 667 days restated twice each hold 2,001 prints: more than one request for
+// every revision may ask for, though the days are within the range bound.
+TEST_F(IndexDeskTest, AllRevisionsOfTooManyPrintsAreRefused) {
+  constexpr int64_t kDays = 667;
+  const int64_t first = kDay - (kDays - 1);
+  for (int64_t d = first; d <= kDay; ++d) {
+    ASSERT_TRUE(
+        TwiceRestatedDay(gw_, d, static_cast<uint64_t>(20 * (d - first) + 1)));
+  }
+  ASSERT_EQ(gw_.index().RevisionCount(kStd, first, kDay), 2'001u);
+  ClientPtr trader = MustLogOn(gw_.port(), "trader-a");
+  ASSERT_NE(trader, nullptr);
+  const Answer refused =
+      Query(*trader, "B200-STD", FormatDay(first), "2026-12-05", true);
+  ASSERT_TRUE(refused.refusal.has_value());
+  EXPECT_EQ(refused.refusal->reason(), w::REJECT_REASON_DATE_RANGE_TOO_LONG)
+      << w::RejectReason_Name(refused.refusal->reason());
+  EXPECT_EQ(refused.refusal->text(),
+            FormatDay(first) +
+                " to 2026-12-05 holds 2001 revisions; at most 2000 per "
+                "request with all_revisions");
+  // A day fewer fits, in several lists; the latest revisions always do.
+  const Answer fewer =
+      Query(*trader, "B200-STD", FormatDay(first + 1), "2026-12-05", true);
+  ASSERT_FALSE(fewer.refusal.has_value()) << fewer.refusal->text();
+  EXPECT_EQ(fewer.prints.size(), 1'998u);
+  EXPECT_GT(fewer.parts, 1);
+  const Answer latest =
+      Query(*trader, "B200-STD", FormatDay(first), "2026-12-05");
+  ASSERT_FALSE(latest.refusal.has_value()) << latest.refusal->text();
+  EXPECT_EQ(latest.prints.size(), 667u);
 }
 
 TEST_F(IndexDeskTest, AThousandDaysComeInSeveralListsInOrder) {

@@ -132,4 +132,16 @@ bool TradeADay(IndexGateway& gw, int64_t day, uint32_t grade,
   return true;
 }
 
+bool TwiceRestatedDay(IndexGateway& gw, int64_t day, uint64_t first_id) {
+  constexpr int64_t kBase = 60'000;
+  const int64_t fixing = gw.FixingNs(day);
+  return TradeADay(gw, day, kStd, kBase, first_id) &&
+         gw.Trade(first_id + 12, fixing - kHour / 2, kStd, kProvA, kFirmB,
+                  kBase + 6'000, 20) &&
+         gw.Trade(first_id + 13, fixing - kHour / 4, kStd, kProvB, kFirmC,
+                  kBase + 12'000, 20) &&
+         gw.Fix(day) && gw.Bust(first_id + 12, fixing + kHour / 2) &&
+         gw.Bust(first_id + 13, fixing + kHour);
+}
+
 }  // namespace cfx::gateway::index_test

@@ -104,4 +104,11 @@ class IndexGateway {
 bool TradeADay(IndexGateway& gw, int64_t day, uint32_t grade,
                int64_t price_units, uint64_t first_id);
 
+// A Level 1 day of B200-STD restated twice: TradeADay() at $6.00 (ids
+// first_id to first_id + 11) plus two 20-lot trades far above it in
+// partition 6 (first_id + 12 at $6.60, first_id + 13 at $7.20), the fixing,
+// and a bust of each 30 and 60 minutes after it; each bust moves partition
+// 6's median, and the value by more than 0.25 %: three revisions.
+bool TwiceRestatedDay(IndexGateway& gw, int64_t day, uint64_t first_id);
+
 }  // namespace cfx::gateway::index_test
