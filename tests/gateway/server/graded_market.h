@@ -70,6 +70,17 @@ class GradedMarketTest : public ::testing::Test {
     trader_ = MustLogOn(server_.port(), "trader-a");
   }
 
+  // Sets the simulated clock to `t` (the admin's ClockRequest) and waits
+  // for its ClockReport.
+  void SetTime(int64_t t) {
+    w::Envelope e;
+    e.mutable_clock_request()->set_set_time_ns(t);
+    ASSERT_TRUE(admin_->Send(e).ok());
+    auto r = admin_->ReceiveUntil(
+        [](const w::Envelope& x) { return x.has_clock_report(); }, kWait);
+    ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  }
+
   // Sends `e` and returns the ReferenceAck of its request id.
   w::ReferenceAck Ask(client::Client& c, w::Envelope e) {
     uint64_t id = ++next_request_;

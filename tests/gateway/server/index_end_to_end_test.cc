@@ -117,15 +117,6 @@ class IndexEndToEndTest : public GradedMarketTest {
     return c;
   }
 
-  void SetTime(int64_t t) {
-    w::Envelope e;
-    e.mutable_clock_request()->set_set_time_ns(t);
-    ASSERT_TRUE(admin_->Send(e).ok());
-    auto r = admin_->ReceiveUntil(
-        [](const w::Envelope& x) { return x.has_clock_report(); }, kWait);
-    ASSERT_TRUE(r.has_value()) << r.error().ToString();
-  }
-
   // A FIX NewOrderSingle; returns its first ExecutionReport with ExecType
   // `exec_type` (empty: any).
   FixMessage FixOrder(FixTestClient& c, const std::string& side,

@@ -186,15 +186,6 @@ Reading AsFixReads(const Reading& full, const Reading& part) {
 
 class IndexOneReadingTest : public GradedMarketTest {
  protected:
-  void SetTime(int64_t t) {
-    w::Envelope e;
-    e.mutable_clock_request()->set_set_time_ns(t);
-    ASSERT_TRUE(admin_->Send(e).ok());
-    auto r = admin_->ReceiveUntil(
-        [](const w::Envelope& x) { return x.has_clock_report(); }, kWait);
-    ASSERT_TRUE(r.has_value()) << r.error().ToString();
-  }
-
   // Seller `s` rests a sell of 2 lots at `price`; buyer `b` takes it.
   void Trade(client::Client& s, client::Client& b, int64_t price) {
     auto sell = SendOrder(
