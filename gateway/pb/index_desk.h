@@ -65,10 +65,11 @@ class IndexDesk {
 
 // The published fields of a print received as `m` (ToWire()'s inverse, for
 // clients such as the cfx tool): its day, revision, time, level, value,
-// counts, percentiles, partitions, USD per million tokens, T and trade ids.
-// grade and carry_run, which the wire does not carry, stay 0; a field that
-// does not decode (an unknown level, a date or rate that does not parse)
-// stays as in a default Print.
+// counts, percentiles, partitions, USD per million tokens, T as published
+// (attested_milli_tokens) and trade ids. What the wire does not carry stays
+// as in a default Print: grade, carry_run and the exact attested_tokens; so
+// does a field that does not decode (an unknown level, a date or rate that
+// does not parse).
 index::Print PrintFromWire(const wire::v1::IndexPrint& m);
 
 namespace internal {
