@@ -47,17 +47,6 @@ std::string FormatPrice(Price price, Price step) {
   return buf;
 }
 
-std::string FormatAmount(Amount amount) {
-  const bool negative = amount.micros < 0;
-  const uint64_t mag = negative ? 0 - static_cast<uint64_t>(amount.micros)
-                                : static_cast<uint64_t>(amount.micros);
-  constexpr auto kPer = static_cast<uint64_t>(kMicrosPerUsd);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%06" PRIu64,
-                negative ? "-" : "", mag / kPer, mag % kPer);
-  return buf;
-}
-
 std::string FormatMicros(int64_t micros, int min_decimals) {
   const bool negative = micros < 0;
   // Magnitude in unsigned arithmetic, so INT64_MIN formats too.
@@ -73,6 +62,8 @@ std::string FormatMicros(int64_t micros, int min_decimals) {
   if (out.back() == '.') out.pop_back();  // no decimals left: no point either
   return out;
 }
+
+std::string FormatAmount(Amount amount) { return FormatMicros(amount.micros, 6); }
 
 std::string JsonString(std::string_view s) {
   std::string out = "\"";

@@ -358,8 +358,11 @@ std::vector<w::Envelope> IndexDesk::Explain(
     t.set_weight(FormatMicros(c.weight, kDecimals));
     t.set_weight_micros(c.weight);
     if (trimmed) {
-      t.set_kept_weight(FormatMicros(c.kept_weight, kDecimals));
-      t.set_kept_weight_micros(c.kept_weight);
+      // The methodology counts kept weight x 4 (exact quarters); the view
+      // shows micro-GPU-hours, half-up.
+      const int64_t kept = (c.kept_weight + 2) / 4;
+      t.set_kept_weight(FormatMicros(kept, kDecimals));
+      t.set_kept_weight_micros(kept);
     }
     t.set_partition(c.partition);
     t.set_seller(admin ? FirmName(config, c.trade.seller)

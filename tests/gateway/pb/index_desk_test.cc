@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -506,6 +507,37 @@ TEST_F(IndexDeskTest, ExplainLabelsFirmsForATraderAndNamesThemForTheAdmin) {
        {"FIRM-A", "FIRM-B", "FIRM-C", "PROV-A", "PROV-B", "PROV-C"}) {
     EXPECT_EQ(text.find(firm), std::string::npos) << firm;
   }
+}
+
+TEST_F(IndexDeskTest, KeptWeightsOfATrimmedMeanAddUpToHalfTheWeight) {
+  // Day d below Level 1 after three busts, pooled with d-1 and d-2: a
+  // Level 2 print, whose trimmed mean keeps the central half of the weight.
+  for (int64_t d = kDay - 2; d <= kDay; ++d) {
+    ASSERT_TRUE(TradeADay(gw_, d, kStd, d == kDay ? 60'000 : 50'000,
+                          static_cast<uint64_t>(100 * (d - kDay + 3))));
+    ASSERT_TRUE(gw_.Fix(d));
+  }
+  for (uint64_t id : {300u, 301u, 302u}) {
+    ASSERT_TRUE(gw_.Bust(id, gw_.FixingNs(kDay) + 30 * 60 * kSecond));
+  }
+  ASSERT_EQ(gw_.index().Find(kStd, kDay)->level, index::Level::k2);
+  ClientPtr trader = MustLogOn(gw_.port(), "trader-a");
+  ASSERT_NE(trader, nullptr);
+  const Answer a = Explain(*trader, "B200-STD", "2026-12-05");
+  ASSERT_FALSE(a.refusal.has_value()) << a.refusal->text();
+  int64_t weight = 0;
+  int64_t kept = 0;
+  for (const w::IndexContributingTrade& t : a.explanation.trades()) {
+    weight += t.weight_micros();
+    kept += t.kept_weight_micros();
+    EXPECT_LE(t.kept_weight_micros(), t.weight_micros()) << t.trade_id();
+    EXPECT_EQ(t.kept_weight(), FormatMicros(t.kept_weight_micros(), 3));
+  }
+  ASSERT_GT(weight, 0);
+  // Each shown weight is rounded to the micro-GPU-hour once.
+  const int64_t slack = a.explanation.trades_size();
+  EXPECT_LE(std::abs(2 * kept - weight), 2 * slack)
+      << "kept " << kept << " of " << weight;
 }
 
 TEST_F(IndexDeskTest, ExcludedTradesAreListedWithTheirReason) {
