@@ -44,6 +44,8 @@ class BusinessCalendar {
   // The last business day of the month; for a month without any business
   // day (all its weekdays holidays), the last business day before it.
   int64_t LastOfMonth(int year, int month) const;
+  // The holidays, ascending, each once.
+  const std::vector<int64_t>& holidays() const { return holidays_; }
 
  private:
   std::vector<int64_t> holidays_;  // sorted, unique

@@ -30,6 +30,7 @@
 #include "gateway/client/client.h"
 #include "gateway/client/decimal.h"
 #include "gateway/config/instrument_table.h"
+#include "settlement/rules.h"
 
 namespace cfx::gateway::cli {
 
@@ -82,16 +83,6 @@ constexpr std::array<const char*, 2> kClearers = {"clear-1", "clear-2"};
 
 // Days since the epoch of the UTC date of `t`.
 int64_t DayOf(int64_t t) { return t >= 0 ? t / kDay : (t - kDay + 1) / kDay; }
-
-// Monday to Friday (settlement has no holidays by default).
-bool IsBusinessDay(int64_t day) { return ((day % 7) + 7 + 3) % 7 < 5; }
-
-int64_t NextBusinessDay(int64_t day) {
-  do {
-    ++day;
-  } while (!IsBusinessDay(day));
-  return day;
-}
 
 // The index day of `t`: the date of the next 21:00 fixing at or after it
 // (a trade at exactly 21:00 belongs to the next day).
@@ -249,6 +240,9 @@ class Demo {
   Status Summary(bool settlement);
   void Progress(std::size_t k, int64_t day, bool last);
 
+  int64_t NextBusinessDay(int64_t day) const {
+    return calendar_.NextOrSame(day + 1);
+  }
   uint64_t NextId() { return ++next_id_; }
   // A uniform draw from [0, n), deterministic for the seed.
   int64_t Draw(int64_t n) {
@@ -272,6 +266,7 @@ class Demo {
   std::unique_ptr<FixInitiator> fix_;
 
   int64_t now_ = 0;  // the exchange clock, as last reported
+  settlement::BusinessCalendar calendar_;  // the exchange's, from its clock
   std::vector<Future> futures_;
   int64_t level_ = 0;  // the day's spot price level, price units
   attest::Ed25519KeyPair key_;
@@ -375,6 +370,17 @@ Status Demo::Connect() {
     return Refused("cfx demo needs a server started with --clock=simulated");
   }
   now_ = clock.value().clock_report().now_ns();
+  // The exchange's business days: Monday to Friday minus its holidays.
+  std::vector<int64_t> holidays;
+  for (const std::string& h : clock.value().clock_report().holidays()) {
+    const std::optional<int64_t> day = ParseDay(h);
+    if (!day.has_value()) {
+      return Refused("the exchange sent a holiday that is not a date: " +
+                     OneLine(h));
+    }
+    holidays.push_back(*day);
+  }
+  calendar_ = settlement::BusinessCalendar(std::move(holidays));
   for (std::size_t i = 0; i < kProviders.size(); ++i) {
     Result<SessionPtr> s = Session::Open(o_, kProviders[i]);
     if (!s.has_value()) return s.error();
@@ -398,11 +404,7 @@ Status Demo::Connect() {
 
 // The futures to trade, the days to run and the price level to start from.
 Status Demo::LoadMarket() {
-  const int64_t first = [this] {
-    int64_t d = IndexDayOf(now_);
-    while (!IsBusinessDay(d)) ++d;
-    return d;
-  }();
+  const int64_t first = calendar_.NextOrSame(IndexDayOf(now_));
   w::Envelope list;
   list.mutable_instrument_list_request();
   Result<w::Envelope> r =

@@ -14,6 +14,7 @@
 
 #include "cfx/config/v1/config.pb.h"
 #include "exchange/clock.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/password.h"
 
 namespace cfx::gateway {
@@ -189,23 +190,6 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + doe - 719468;
-}
-
-std::string LastWeekdayOfMonth(int year, int month) {
-  const int64_t next_first = month == 12 ? DaysFromCivil(year + 1, 1, 1)
-                                         : DaysFromCivil(year, month + 1, 1);
-  const int64_t first = DaysFromCivil(year, month, 1);
-  int64_t last = next_first - 1;
-  // 1970-01-01 was a Thursday: weekday 0 = Sunday, 6 = Saturday.
-  for (;;) {
-    const int64_t weekday = ((last + 4) % 7 + 7) % 7;
-    if (weekday != 0 && weekday != 6) break;
-    --last;
-  }
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", year, month,
-                static_cast<int>(last - first + 1));
-  return buf;
 }
 
 }  // namespace internal
@@ -395,6 +379,7 @@ class Builder {
     CFX_RETURN_IF_ERROR(BuildNetwork());
     CFX_RETURN_IF_ERROR(BuildClock());
     CFX_RETURN_IF_ERROR(BuildIndex());
+    CFX_RETURN_IF_ERROR(BuildCalendar());
     BuildLimitsAndSession();
     CFX_RETURN_IF_ERROR(BuildFirms());
     CFX_RETURN_IF_ERROR(BuildClearingMembers());
@@ -507,6 +492,41 @@ class Builder {
                                                 " is also the " + other.name);
       }
     }
+    return Status::Ok();
+  }
+
+  // Each holiday a weekday date, listed once.
+  Status BuildCalendar() {
+    const FieldPath path = Root().Field("calendar");
+    std::map<int64_t, size_t> seen;  // day -> index of its first listing
+    std::vector<int64_t> days;
+    const auto& holidays = in_.calendar().holiday();
+    for (int i = 0; i < holidays.size(); ++i) {
+      const size_t index = static_cast<size_t>(i);
+      const std::string& text = holidays[i];
+      const FieldPath at = path.Field("holiday", index);
+      const std::optional<int64_t> day = ParseDay(text);
+      if (!day.has_value()) {
+        return Error(at, Quote(text) +
+                             " is not a date \"YYYY-MM-DD\" (1970-01-01 to "
+                             "9999-12-31)");
+      }
+      if (!settlement::BusinessCalendar().IsBusinessDay(*day)) {
+        return Error(at, Quote(text) +
+                             " is a Saturday or Sunday, never a business day: "
+                             "list the weekday the exchange closes instead");
+      }
+      const auto [it, inserted] = seen.emplace(*day, index);
+      if (!inserted) {
+        return Error(
+            at,
+            "duplicate holiday " + Quote(text) + " (first at line " +
+                std::to_string(path.Field("holiday", it->second).Line(tree_)) +
+                ")");
+      }
+      days.push_back(*day);
+    }
+    out_.calendar = settlement::BusinessCalendar(std::move(days));
     return Status::Ok();
   }
 
@@ -796,7 +816,8 @@ class Builder {
         char maturity[16];
         std::snprintf(maturity, sizeof maturity, "%04d-%02d", year, month);
         info.maturity = maturity;
-        info.last_trading_day = internal::LastWeekdayOfMonth(year, month);
+        info.last_trading_day =
+            FormatDay(out_.calendar.LastOfMonth(year, month));
         out_.instruments.push_back(std::move(info));
         out_.engine.instruments.push_back(ic);
         root_of_instrument_.push_back(idx);

@@ -14,6 +14,7 @@
 #include "exchange/core/reference/reference_payload.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
+#include "settlement/rules.h"
 
 namespace cfx::gateway {
 
@@ -102,7 +103,8 @@ struct InstrumentInfo {
   std::string root;  // futures root, e.g. "XB2S"
   int64_t contract_gpu_hours = 0;
   std::string maturity;          // "YYYY-MM"
-  std::string last_trading_day;  // "YYYY-MM-DD": last Mon-Fri of the month
+  // "YYYY-MM-DD": the last business day of the month (ServerConfig::calendar)
+  std::string last_trading_day;
   std::string delivery_date;     // spot: "YYYY-MM-DD", the UTC delivery day
   // Spot slots: the grade's index; the symbol and delivery date are those of
   // the slot's current listing (InstrumentTable), empty in the config.
@@ -172,6 +174,9 @@ struct ServerConfig {
   SessionPolicy session;
   SpotConfig spot;
   IndexSettings index;
+  // Business days: Monday to Friday minus the configured holidays
+  // (config.proto Calendar). Default: no holidays.
+  settlement::BusinessCalendar calendar;
   // Journal snapshot every N commands.
   uint64_t snapshot_every = 1'000'000;
 
@@ -245,9 +250,6 @@ namespace internal {
 // overflow. REQUIRES: 0 <= decimals <= 9.
 std::optional<int64_t> ParseFixedDecimal(std::string_view text, int decimals);
 
-// "YYYY-MM-DD" of the last Monday-Friday of the month. REQUIRES: 1 <= month
-// <= 12.
-std::string LastWeekdayOfMonth(int year, int month);
 // Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant).
 int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d);
 

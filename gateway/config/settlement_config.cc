@@ -10,6 +10,7 @@ namespace cfx::gateway {
 
 settlement::SettlementConfig BuildSettlementConfig(const ServerConfig& config) {
   settlement::SettlementConfig out;
+  out.calendar = config.calendar;
   out.settle_seconds = config.index.fixing_utc_seconds;
   std::map<std::string, uint32_t> grade_index;
   for (std::size_t g = 0; g < config.grades.size(); ++g) {

@@ -11,7 +11,8 @@ namespace cfx::gateway {
 // order of first appearance), maturity, tick, initial reference, last
 // trading day and underlying grade; the spot slots' GPU-hours per lot;
 // each account's clearing member (1 + its position in clearing_members),
-// names and opening collateral; the settlement instant at the fixing time.
+// names and opening collateral; the settlement instant at the fixing time;
+// the exchange calendar (ServerConfig::calendar).
 settlement::SettlementConfig BuildSettlementConfig(const ServerConfig& config);
 
 }  // namespace cfx::gateway

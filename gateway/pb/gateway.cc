@@ -1222,6 +1222,9 @@ void Gateway::OnClock(Session& s, const w::ClockRequest& m) {
   out_.Clear();
   out_.mutable_clock_report()->set_now_ns(deps_.clock->Now().nanos);
   out_.mutable_clock_report()->set_simulated(deps_.simulated_clock != nullptr);
+  for (int64_t day : deps_.config->calendar.holidays()) {
+    out_.mutable_clock_report()->add_holidays(FormatDay(day));
+  }
   Send(s, out_);
 }
 

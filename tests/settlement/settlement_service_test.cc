@@ -213,6 +213,31 @@ TEST(SettlementService, WeekendFixingsDoNotSettleAndWeekendFillsGoToMonday) {
   EXPECT_EQ(svc->Position(1, kDec), 1);
 }
 
+// Christmas 2026 (Friday 12-25) a holiday: no run that day; a future's fill
+// on it is Monday's, and a spot node-day delivered on it is paid Monday.
+TEST(SettlementService, AHolidayDoesNotSettleAndItsFillsAndCashGoToTheNextDay) {
+  const int64_t christmas = kDec1 + 24;
+  const int64_t monday = christmas + 3;
+  SettlementConfig config = TestConfig();
+  config.calendar = BusinessCalendar({christmas});
+  Stream s;
+  s.Listed(kSpot, At(christmas - 2, 0), christmas);
+  s.Trade(kSpot, At(christmas - 1, 10), 600, 1, 1, 3);
+  s.Fixing(christmas - 1);
+  s.Trade(kDec, At(christmas, 20, 50), 600, 1, 1, 3);  // a holiday's window
+  for (int64_t d = christmas; d <= monday; ++d) s.Fixing(d);
+  auto svc = SettlementService::InMemory(config);
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  EXPECT_EQ(svc->SettledDates(), (std::vector<int64_t>{christmas - 1, monday}));
+  const RunReport* mon = svc->Report(monday);
+  EXPECT_EQ(mon->fills, 2u);
+  // Not in Monday's 20:45-21:00 window: Tier 2.
+  EXPECT_EQ(Find(*mon, kDec)->tier, DspTier::k2);
+  EXPECT_EQ(mon->spot_trades_paid, 1u);
+  EXPECT_EQ(mon->accounts[1].spot_cash, -Usd(115'200));  // 6.00 x 192
+}
+
 TEST(SettlementService, PaysSpotCashOnTheDeliveryDayUnlessBusted) {
   Stream s;
   const int64_t delivery = kDec1 + 2;  // Thursday 2026-12-03
@@ -315,6 +340,29 @@ TEST(SettlementService, OnItsLastTradingDayTheExpiringMonthMovesNoTier3Month) {
   ASSERT_NE(f7, nullptr);
   EXPECT_EQ(f7->tier, DspTier::k3);
   EXPECT_EQ(f7->price, Px(590));
+}
+
+// The FSP averages the month's business days: 22 in December 2026 when
+// Christmas is a holiday, whose fixing does not count.
+TEST(SettlementService, TheFspSkipsTheHolidaysFixing) {
+  const int64_t christmas = kDec1 + 24;
+  SettlementConfig config = TestConfig();
+  config.calendar = BusinessCalendar({christmas});
+  auto svc = SettlementService::InMemory(config);
+  svc->set_fixings(
+      [christmas](uint32_t, int64_t day) -> std::optional<FixingValue> {
+        if (day < kDec1 || day > kDec31) return std::nullopt;
+        // $6.12 every day but $9.00 on the holiday: a mean of 22 days of $6.12.
+        return FixingValue{true, Usd(day == christmas ? 900 : 612), true};
+      });
+  Stream s = HoldThroughDecember();
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  EXPECT_EQ(svc->Report(christmas), nullptr);
+  const ContractSettlement* z6 = Find(*svc->Report(kDec31), kDec);
+  ASSERT_NE(z6, nullptr);
+  EXPECT_TRUE(z6->final);
+  EXPECT_EQ(z6->price, Px(612));
 }
 
 TEST(SettlementService, FspIsDisruptedBelowThreeQuartersOfLevelOneOrTwo) {

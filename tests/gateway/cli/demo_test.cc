@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <sstream>
 #include <string>
@@ -157,6 +158,48 @@ TEST(Demo, ThreeDaysFixAtLevelOneATradeOverFixAndSettlePerMember) {
     EXPECT_NE(s2.find(theirs), std::string::npos) << theirs << "\n" << s2;
     EXPECT_EQ(s1.find(theirs), std::string::npos) << theirs << "\n" << s1;
   }
+}
+
+// The demo's business days are the exchange's: with the demo config,
+// Christmas (Friday 2026-12-25) is skipped like the weekend after it.
+TEST(Demo, FollowsTheExchangeCalendarOverChristmas) {
+  TestServer server;
+  ASSERT_TRUE(server.Start().ok());
+  {
+    auto admin =
+        server_test::LogOn(server.port(), server_test::DemoLogon("admin"));
+    ASSERT_TRUE(admin.has_value()) << admin.error().ToString();
+    w::Envelope e;
+    // 2026-12-23T00:00:00Z.
+    e.mutable_clock_request()->set_set_time_ns(int64_t{1'797'984'000} *
+                                               1'000'000'000);
+    ASSERT_TRUE(admin.value()->Send(e).ok());
+    auto r = admin.value()->ReceiveUntil(
+        [](const w::Envelope& m) {
+          return m.has_clock_report() || m.has_session_reject();
+        },
+        kWait);
+    ASSERT_TRUE(r.has_value() && r.value().has_clock_report())
+        << (r.has_value() ? r.value().ShortDebugString()
+                          : r.error().ToString());
+  }
+  DemoOptions o;
+  o.port = server.port();
+  o.fix_port = server.fix_port();
+  o.days = 3;
+  o.progress = DemoProgress::kLines;
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(RunDemo(o, out, err), kExitOk) << err.str() << "\n" << out.str();
+  std::vector<std::string> days;
+  for (const std::string& line : Lines(err.str())) {
+    const std::vector<std::string> f = Words(line);
+    if (f.size() >= 5 && f[2] == "day") days.push_back(f[4].substr(0, 10));
+  }
+  EXPECT_EQ(days, (std::vector<std::string>{"2026-12-23", "2026-12-24",
+                                            "2026-12-28"}))
+      << err.str();
+  EXPECT_EQ(LatestReport(server.port(), "clear-1").date(), "2026-12-28");
 }
 
 TEST(Demo, RefusesAServerOnTheWallClock) {

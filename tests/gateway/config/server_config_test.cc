@@ -7,11 +7,13 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "exchange/clock.h"
 #include "exchange/core/engine_config.h"
 #include "exchange/core/reference/registry.h"
 #include "exchange/default_market.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/password.h"
 #include "tests/support/temp_dir.h"
 
@@ -491,12 +493,124 @@ TEST(ServerConfig, ParsesDecimalsExactly) {
   EXPECT_EQ(ParseFixedDecimal("922337203685477.5807", 4), INT64_MAX);
 }
 
-TEST(ServerConfig, LastWeekdayOfMonth) {
-  EXPECT_EQ(internal::LastWeekdayOfMonth(2026, 12), "2026-12-31");  // Thu
-  EXPECT_EQ(internal::LastWeekdayOfMonth(2027, 1), "2027-01-29");   // 31 Sun
-  EXPECT_EQ(internal::LastWeekdayOfMonth(2027, 7), "2027-07-30");   // 31 Sat
-  EXPECT_EQ(internal::LastWeekdayOfMonth(2028, 2), "2028-02-29");   // leap
-  EXPECT_EQ(internal::LastWeekdayOfMonth(2027, 2), "2027-02-26");   // 28 Sun
+// The last trading day is the last business day of the month; with no
+// holidays, the last Monday to Friday.
+TEST(ServerConfig, LastTradingDayIsTheLastWeekdayWithoutHolidays) {
+  std::string text = With(R"(first_month: "2027-11" months: 3)",
+                          R"(first_month: "2026-12" months: 15)");
+  text.replace(text.find("max_instruments: 16"), 19, "max_instruments: 32");
+  Result<ServerConfig> r = ParseServerConfig(text, "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  auto last_day = [&r](const char* symbol) {
+    const InstrumentInfo* i = r.value().FindInstrument(symbol);
+    return i == nullptr ? std::string("(none)") : i->last_trading_day;
+  };
+  EXPECT_EQ(last_day("XGZ6"), "2026-12-31");  // Thu
+  EXPECT_EQ(last_day("XGF7"), "2027-01-29");  // 31 Sun
+  EXPECT_EQ(last_day("XGN7"), "2027-07-30");  // 31 Sat
+  EXPECT_EQ(last_day("XGG7"), "2027-02-26");  // 28 Sun
+  EXPECT_EQ(last_day("XGF8"), "2028-01-31");  // Mon
+  EXPECT_EQ(last_day("XGG8"), "2028-02-29");  // leap
+}
+
+// --- The exchange calendar ---------------------------------------------------
+
+TEST(ServerConfigCalendar, DemoListsTheUsExchangeHolidaysOf2026And2027) {
+  std::vector<std::string> days;
+  for (int64_t d : Demo().calendar.holidays()) days.push_back(FormatDay(d));
+  EXPECT_EQ(days, (std::vector<std::string>{
+                      "2026-01-01", "2026-04-03", "2026-05-25", "2026-06-19",
+                      "2026-07-03", "2026-09-07", "2026-11-26", "2026-12-25",
+                      "2027-01-01", "2027-03-26", "2027-05-31", "2027-06-18",
+                      "2027-07-05", "2027-09-06", "2027-11-25", "2027-12-24"}));
+}
+
+TEST(ServerConfigCalendar, DemoMemorialDayMovesTheMayLastTradingDay) {
+  // Monday 2027-05-31 is Memorial Day: the Friday before.
+  const InstrumentInfo* k7 = Demo().FindInstrument("XB2SK7");
+  ASSERT_NE(k7, nullptr);
+  EXPECT_EQ(k7->last_trading_day, "2027-05-28");
+  // Christmas 2026 is on a Friday, not at the month's end.
+  EXPECT_EQ(Demo().FindInstrument("XB2SZ6")->last_trading_day, "2026-12-31");
+}
+
+TEST(ServerConfigCalendar, AnEmptyCalendarHasNoHolidays) {
+  Result<ServerConfig> r = ParseServerConfig(kBase, "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_TRUE(r.value().calendar.holidays().empty());
+  EXPECT_EQ(r.value().FindInstrument("XGZ7")->last_trading_day, "2027-12-31");
+  r = ParseServerConfig(std::string(kBase) + "calendar { }", "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_TRUE(r.value().calendar.holidays().empty());
+}
+
+TEST(ServerConfigCalendar, HolidaysInAnyOrderAreNoBusinessDays) {
+  Result<ServerConfig> r = ParseServerConfig(
+      std::string(kBase) +
+          R"(calendar { holiday: "2027-12-24" holiday: "2027-11-25" })",
+      "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const settlement::BusinessCalendar& cal = r.value().calendar;
+  ASSERT_EQ(cal.holidays().size(), 2u);
+  EXPECT_EQ(FormatDay(cal.holidays()[0]), "2027-11-25");
+  EXPECT_EQ(FormatDay(cal.holidays()[1]), "2027-12-24");
+  EXPECT_FALSE(cal.IsBusinessDay(ParseDay("2027-12-24").value()));
+  EXPECT_TRUE(cal.IsBusinessDay(ParseDay("2027-12-23").value()));
+}
+
+TEST(ServerConfigCalendar, AHolidayAtTheMonthsEndMovesItsLastTradingDay) {
+  Result<ServerConfig> r = ParseServerConfig(
+      std::string(kBase) + R"(calendar { holiday: "2027-12-31" })",
+      "t.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r.value().FindInstrument("XGZ7")->last_trading_day, "2027-12-30");
+  EXPECT_EQ(r.value().FindInstrument("XGX7")->last_trading_day, "2027-11-30");
+}
+
+TEST(ServerConfigCalendar, DemoXB2SZ7EndsOnThe30thWhenThe31stIsAHoliday) {
+  std::string text(EmbeddedDefaultConfigText());
+  const std::string months = "months: 12";
+  const size_t at = text.find(months);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, months.size(), "months: 13");  // XB2SZ6 ... XB2SZ7
+  Result<ServerConfig> r = ParseServerConfig(text, "demo.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r.value().FindInstrument("XB2SZ7")->last_trading_day, "2027-12-31");
+  const std::string christmas = R"(holiday: "2027-12-24")";
+  text.insert(text.find(christmas), R"(holiday: "2027-12-31" )");
+  r = ParseServerConfig(text, "demo.textproto");
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  EXPECT_EQ(r.value().FindInstrument("XB2SZ7")->last_trading_day, "2027-12-30");
+}
+
+TEST(ServerConfigErrors, MalformedHolidayIsRejected) {
+  for (const char* bad : {"2027-02-29", "2027-13-01", "2027-12-32", "27-12-24",
+                          "2027-12-24 ", "2027/12/24", "", "1969-12-31"}) {
+    EXPECT_EQ(ErrorOf(std::string(kBase) +
+                      "calendar { holiday: \"2027-12-24\" "
+                      "holiday: \"" +
+                      bad + "\" }"),
+              "t.textproto:40: calendar.holiday[1]: \"" + std::string(bad) +
+                  "\" is not a date \"YYYY-MM-DD\" (1970-01-01 to "
+                  "9999-12-31)");
+  }
+}
+
+TEST(ServerConfigErrors, DuplicateHolidayIsRejected) {
+  EXPECT_EQ(ErrorOf(std::string(kBase) +
+                    "calendar {\n  holiday: \"2027-12-24\"\n"
+                    "  holiday: \"2027-11-25\"\n  holiday: \"2027-12-24\"\n}"),
+            "t.textproto:43: calendar.holiday[2]: duplicate holiday "
+            "\"2027-12-24\" (first at line 41)");
+}
+
+TEST(ServerConfigErrors, WeekendHolidayIsRejected) {
+  // 2027-12-25 is a Saturday: NYSE closes on Friday 2027-12-24 instead.
+  EXPECT_EQ(
+      ErrorOf(std::string(kBase) + R"(calendar { holiday: "2027-12-25" })"),
+      "t.textproto:40: calendar.holiday[0]: \"2027-12-25\" is a Saturday "
+      "or Sunday, never a business day: list the weekday the exchange "
+      "closes instead");
 }
 
 TEST(ServerConfig, LoadMissingFileIsNotFound) {

@@ -3,6 +3,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/instrument_table_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/password_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_config_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/settlement_config_test.cc
 )
 list(APPEND GATEWAY_TEST_LIBS cfx::gateway_config)
 # The shipped config is also loaded from the source tree.

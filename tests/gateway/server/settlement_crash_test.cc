@@ -63,15 +63,20 @@ const std::map<std::string, std::set<std::string>> kMemberAccounts = {
 const std::set<std::string> kAllAccounts = {"FIRM-A", "FIRM-B", "FIRM-C",
                                             "PROV-A", "PROV-B", "PROV-C"};
 
-bool IsWeekend(int64_t day) {
+// No business day: a Saturday, a Sunday or a holiday of the demo config's
+// calendar (Christmas 2026 and New Year's Day 2027 fall in the test's
+// thirty business days).
+bool IsClosed(int64_t day) {
+  static const std::vector<int64_t> holidays = DemoConfig().calendar.holidays();
   const int64_t weekday = ((day + 4) % 7 + 7) % 7;  // 0 = Sunday
-  return weekday == 0 || weekday == 6;
+  return weekday == 0 || weekday == 6 ||
+         std::find(holidays.begin(), holidays.end(), day) != holidays.end();
 }
 
 int64_t NextBusinessDay(int64_t day) {
   do {
     ++day;
-  } while (IsWeekend(day));
+  } while (IsClosed(day));
   return day;
 }
 
@@ -80,7 +85,7 @@ int64_t NextBusinessDay(int64_t day) {
 int64_t BusinessDayOf(int64_t ns) {
   int64_t day = ns / kDayNs;
   if (ns - day * kDayNs >= kSettleNs) ++day;
-  while (IsWeekend(day)) ++day;
+  while (IsClosed(day)) ++day;
   return day;
 }
 
@@ -637,7 +642,7 @@ TEST_F(SettlementCrashTest, InvariantsHoldOverThirtyDaysWithKillDashNine) {
       SetClock(At(day, 21, 30));
       Cross(RandomSymbol());
     }
-    if (IsWeekend(day + 1) && Uniform(0, 1) == 0) {
+    if (IsClosed(day + 1) && Uniform(0, 1) == 0) {
       SetClock(At(day + 1, 12, 0));
       Cross(RandomSymbol());
     }
