@@ -41,7 +41,9 @@ int Run(int argc, char** argv) {
                  "it); default: the config's")
       ->check(CLI::IsMember({"wall", "simulated"}));
   app.add_option("--start", start,
-                 "Start of the simulated clock, e.g. 2026-12-01T00:00:00Z");
+                 "Start of the simulated clock, e.g. 2026-12-01T00:00:00Z; "
+                 "a restart resumes from the journal's last time, and a "
+                 "--start before it is refused");
   app.add_option("--snapshot-every", snapshot_every,
                  "Snapshot after every N commands; default: the config's");
   app.add_option("--protobuf-port", protobuf_port,

@@ -239,6 +239,33 @@ void ProtobufLog(google::protobuf::LogLevel level, const char* filename,
   (void)level;
 }
 
+// The simulated clock never moves back across a restart: it resumes from
+// the journal's last time when it would start before it. An explicit start
+// (--start) before that time is refused rather than ignored, as a venue
+// refuses an operator instruction that contradicts its own record; the
+// config's start only applies to a new journal.
+Status ResumeSimulatedClock(
+    exchange::Timestamp journal_last, bool explicit_start,
+    exchange::SimulatedClock& clock,
+    const std::function<void(const std::string&)>& log) {
+  const exchange::Timestamp start = clock.Now();
+  if (journal_last <= start) return Status::Ok();
+  if (explicit_start) {
+    return FailedPreconditionError(
+        "--start " + exchange::FormatUtcTimestamp(start) +
+        " is before the journal's last time " +
+        exchange::FormatUtcTimestamp(journal_last) +
+        ": the simulated clock never moves back (omit --start to resume "
+        "from the journal, or give a later time)");
+  }
+  CFX_RETURN_IF_ERROR(clock.Set(journal_last));
+  log("simulated clock resumes at " +
+      exchange::FormatUtcTimestamp(journal_last) +
+      ", the journal's last time (the config's start " +
+      exchange::FormatUtcTimestamp(start) + " is earlier)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
@@ -279,6 +306,11 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     s.Log("warning: " + w);
   }
   s.Log(exchange::DescribeRecovery(s.pipeline->recovery()));
+  if (s.simulated != nullptr) {
+    CFX_RETURN_IF_ERROR(ResumeSimulatedClock(
+        s.pipeline->journal().last_ts(), options.clock_start.has_value(),
+        *s.simulated, [&s](const std::string& line) { s.Log(line); }));
+  }
   s.ring = s.pipeline->AddProducer(1 << 16);
 
   s.instruments = std::make_unique<InstrumentTable>(s.config);

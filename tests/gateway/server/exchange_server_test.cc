@@ -4,7 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
 #include "tests/gateway/server/server_fixture.h"
+#include "tests/support/temp_dir.h"
 
 namespace cfx::gateway::server_test {
 namespace {
@@ -84,6 +90,95 @@ TEST(ServerLifecycle, FixPortInUseFailsStartWithUnavailable) {
       << second.error().ToString();
   EXPECT_NE(second.error().message().find("fix gateway"), std::string::npos)
       << second.error().ToString();
+}
+
+// ---------------------------------------------------------------- clock
+
+// 2026-12-03T21:00:00Z.
+constexpr int64_t kDec3At21 =
+    (int64_t{1'796'083'200} + 2 * 86'400 + 21 * 3'600) * 1'000'000'000;
+
+// The exchange clock as the admin reads it, after setting it to `set_to`
+// when given.
+int64_t AdminClock(uint16_t port, std::optional<int64_t> set_to) {
+  auto admin = LogOn(port, DemoLogon("admin"));
+  EXPECT_TRUE(admin.has_value()) << admin.error().ToString();
+  if (!admin.has_value()) return 0;
+  w::Envelope e;
+  if (set_to.has_value()) {
+    e.mutable_clock_request()->set_set_time_ns(*set_to);
+  } else {
+    e.mutable_clock_request()->set_read(true);
+  }
+  EXPECT_TRUE(admin.value()->Send(e).ok());
+  auto r = admin.value()->ReceiveUntil(
+      [](const w::Envelope& x) {
+        return x.has_clock_report() || x.has_session_reject();
+      },
+      kWait);
+  EXPECT_TRUE(r.has_value()) << r.error().ToString();
+  if (!r.has_value()) return 0;
+  EXPECT_TRUE(r.value().has_clock_report()) << Describe(r.value());
+  return r.value().clock_report().now_ns();
+}
+
+// The server on `data_dir`, simulated clock, ephemeral ports; `start` is
+// --start.
+Result<std::unique_ptr<ExchangeServer>> StartOn(
+    const std::string& data_dir, std::optional<int64_t> start = std::nullopt) {
+  ServerOptions options;
+  options.data_dir = data_dir;
+  options.simulated_clock = true;
+  if (start.has_value()) options.clock_start = exchange::Timestamp{*start};
+  options.protobuf_port = 0;
+  options.http_port = 0;
+  options.fix_port = 0;
+  return ExchangeServer::Start(DemoConfig(), options);
+}
+
+// Runs the simulated clock of a new server on `data_dir` to 2026-12-03T21:00,
+// journals an order then and stops.
+void RunToDec3At21(const std::string& data_dir) {
+  auto server = StartOn(data_dir);
+  ASSERT_TRUE(server.has_value()) << server.error().ToString();
+  const uint16_t port = server.value()->protobuf_port();
+  ASSERT_EQ(AdminClock(port, kDec3At21), kDec3At21);
+  auto a = LogOn(port, DemoLogonOptOut("trader-a"));
+  ASSERT_TRUE(a.has_value()) << a.error().ToString();
+  auto buy = SendOrder(*a.value(), NewOrder(1, w::SIDE_BUY, kPrice, 1));
+  ASSERT_TRUE(buy.has_value()) << buy.error().ToString();
+  ASSERT_EQ(buy.value().exec_type(), w::EXEC_TYPE_NEW) << buy.value().text();
+  ASSERT_TRUE(server.value()->Stop().ok());
+}
+
+TEST(ServerClock, ARestartResumesTheSimulatedClockFromTheJournal) {
+  cfx::testing::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(RunToDec3At21(dir.Sub("data")));
+  // No --start: not back to the config's 2026-12-01T00:00.
+  auto again = StartOn(dir.Sub("data"));
+  ASSERT_TRUE(again.has_value()) << again.error().ToString();
+  EXPECT_EQ(AdminClock(again.value()->protobuf_port(), std::nullopt),
+            kDec3At21);
+  EXPECT_TRUE(again.value()->Stop().ok());
+}
+
+TEST(ServerClock, AnExplicitStartBeforeTheJournalIsRefused) {
+  cfx::testing::TempDir dir;
+  ASSERT_NO_FATAL_FAILURE(RunToDec3At21(dir.Sub("data")));
+  auto again = StartOn(dir.Sub("data"), kDefaultSimulatedStart.nanos);
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(again.error().message(),
+            "--start 2026-12-01T00:00:00.000000000Z is before the journal's "
+            "last time 2026-12-03T21:00:00.000000000Z: the simulated clock "
+            "never moves back (omit --start to resume from the journal, or "
+            "give a later time)");
+  // A later start is taken.
+  auto later = StartOn(dir.Sub("data"), kDec3At21 + 1'000'000'000);
+  ASSERT_TRUE(later.has_value()) << later.error().ToString();
+  EXPECT_EQ(AdminClock(later.value()->protobuf_port(), std::nullopt),
+            kDec3At21 + 1'000'000'000);
+  EXPECT_TRUE(later.value()->Stop().ok());
 }
 
 }  // namespace

@@ -560,8 +560,9 @@ class SettlementCrashTest : public ::testing::Test {
     clients_.clear();
     ASSERT_TRUE(server_.Start(data_dir_));
     ASSERT_NO_FATAL_FAILURE(LogOnAll());
-    // The simulated clock starts over at the config's start: move it back
-    // to where the test was (a fixing passed while down fires then).
+    // The simulated clock resumes from the journal's last time, at most
+    // where the test was: move it there (a fixing passed while down fires
+    // then).
     const int64_t restarted = Clock(std::nullopt);
     ASSERT_LE(restarted, settle_at);
     SetClock(settle_at);
