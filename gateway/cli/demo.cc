@@ -233,6 +233,7 @@ class Demo {
   Status FuturesTrade(const Future& f, int64_t price, int64_t lots, bool a_buys,
                       bool a_rests);
   Status FuturesRound(int64_t day);
+  Status FixSessionFor(int64_t day);
   Status SetClock(int64_t t);
   Status AwaitFixing(int64_t day);
   Status AwaitSettlement(int64_t day, bool* available);
@@ -263,7 +264,8 @@ class Demo {
   SessionPtr admin_;
   std::array<SessionPtr, 3> providers_;
   std::array<SessionPtr, 3> traders_;
-  std::unique_ptr<FixInitiator> fix_;
+  std::unique_ptr<FixInitiator> fix_;  // trader-a's, logged on for fix_day_
+  int64_t fix_day_ = 0;
 
   int64_t now_ = 0;  // the exchange clock, as last reported
   settlement::BusinessCalendar calendar_;  // the exchange's, from its clock
@@ -391,6 +393,17 @@ Status Demo::Connect() {
     if (!s.has_value()) return s.error();
     traders_[i] = std::move(s).value();
   }
+  return Status::Ok();
+}
+
+// The exchange ends every FIX session at the end of its trading day (the
+// daily session window on the exchange clock, docs/fix.md) and starts the
+// next with sequence numbers at 1; trader-a logs on again for each day, as
+// a venue's FIX client does.
+Status Demo::FixSessionFor(int64_t day) {
+  if (fix_ != nullptr && fix_day_ == day) return Status::Ok();
+  if (fix_ != nullptr) fix_->Logout(kLogoutWait);
+  fix_.reset();
   FixSessionOptions fo;
   fo.sender_comp_id = "TRADER_A";
   fo.username = "trader-a";
@@ -399,6 +412,7 @@ Status Demo::Connect() {
       FixInitiator::Connect(o_.host, o_.fix_port, fo, o_.timeout);
   if (!fix.has_value()) return fix.error();
   fix_ = std::move(fix).value();
+  fix_day_ = day;
   return Status::Ok();
 }
 
@@ -677,6 +691,7 @@ Status Demo::FuturesTrade(const Future& f, int64_t price, int64_t lots,
 // One trade in each future still trading on `day`: trader-a leans long
 // the front month and short the next, so the positions form a spread.
 Status Demo::FuturesRound(int64_t day) {
+  CFX_RETURN_IF_ERROR(FixSessionFor(day));
   for (std::size_t i = 0; i < futures_.size(); ++i) {
     const Future& f = futures_[i];
     if (day > f.last_trading_day) continue;
@@ -959,7 +974,7 @@ Status Demo::Run() {
   bool settlement = true;
   CFX_RETURN_IF_ERROR(AwaitSettlement(days_.back(), &settlement));
   CFX_RETURN_IF_ERROR(Summary(settlement));
-  fix_->Logout(kLogoutWait);
+  if (fix_ != nullptr) fix_->Logout(kLogoutWait);
   return Status::Ok();
 }
 

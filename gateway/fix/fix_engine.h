@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +84,11 @@ struct EngineOptions {
   // the trading day).
   std::string start_time = "21:00:05";
   std::string end_time = "21:00:00";
+  // The exchange clock, ns since the epoch, that the daily window follows
+  // (a simulated clock included); called on the engine's thread. Heartbeats,
+  // timeouts and SendingTime checks stay on the wall clock. Default
+  // (empty): the wall clock.
+  std::function<int64_t()> exchange_now_ns;
   // A connection that has not completed a Logon after this many seconds is
   // closed.
   int logon_timeout_seconds = 10;

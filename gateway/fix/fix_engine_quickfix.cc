@@ -32,8 +32,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -75,6 +78,16 @@ const std::string* FindIn(const std::vector<Field>& entry, int tag) {
 namespace {
 
 const char kBeginString[] = "FIX.4.4";
+
+const int64_t kNanosPerSecond = 1000000000;
+const int64_t kNanosPerDay = 86400 * kNanosPerSecond;
+
+int64_t WallNanos() {
+  return static_cast<int64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count());
+}
 
 // Log lines forwarded to the Handler between two Ticks; the rest are counted
 // and reported as one line by the next Tick.
@@ -474,9 +487,29 @@ class QuickFixEngine : public Engine {
   void EraseGone();
   // The stores, then the queued bytes (Engine::Flush).
   void FlushOutput();
+  // The daily window, on the exchange clock (EngineOptions::start_time and
+  // end_time). FIX::Session gets an all-day window and never starts a new
+  // one by itself (session_store.h): the engine does, here.
+  //
+  // The window holding exchange time `ns`: its day number in *window (the
+  // UTC day it starts); false in the break between two windows.
+  bool WindowOf(int64_t ns, int64_t* window) const;
+  // Resets `slot`'s session (Logout to a logged-on client, disconnect, new
+  // store) when the window of its store's creation is not the current one.
+  void ApplyWindow(SessionSlot& slot);
+  // True while the exchange clock is inside a window.
+  bool InWindow() const {
+    int64_t window = 0;
+    return WindowOf(clock_(), &window);
+  }
 
   const EngineOptions options_;
   Handler* const handler_;
+  // The exchange clock (options_.exchange_now_ns, else the wall clock) and
+  // the window's ends, ns after 00:00 UTC.
+  std::function<int64_t()> clock_;
+  int64_t window_start_ns_ = 0;
+  int64_t window_end_ns_ = 0;
   std::shared_ptr<FIX::DataDictionary> dictionary_;
   FIX::DataDictionaryProvider dictionaries_;
   std::unique_ptr<internal::SessionStores> stores_;
@@ -567,6 +600,12 @@ bool QuickFixEngine::Init(std::string* error) {
     *error = "fix: start_time and end_time must be UTC HH:MM:SS";
     return false;
   }
+  window_start_ns_ =
+      ((int64_t{start[0]} * 60 + start[1]) * 60 + start[2]) * kNanosPerSecond;
+  window_end_ns_ =
+      ((int64_t{end[0]} * 60 + end[1]) * 60 + end[2]) * kNanosPerSecond;
+  clock_ = options_.exchange_now_ns;
+  if (!clock_) clock_ = WallNanos;
   if (options_.store_dir.empty()) {
     *error = "fix: empty store_dir";
     return false;
@@ -598,18 +637,20 @@ bool QuickFixEngine::Init(std::string* error) {
       FIX::Message::toApplVerID(begin_string), dictionary_);
   try {
     stores_.reset(new internal::SessionStores(
-        options_.store_dir,
-        [this](const std::string& line) { LogLine(line); }));
+        options_.store_dir, [this](const std::string& line) { LogLine(line); },
+        clock_));
   } catch (const std::exception& e) {
     *error = std::string("fix: store: ") + e.what();
     return false;
   }
-  const FIX::TimeRange window(FIX::UtcTimeOnly(start[0], start[1], start[2]),
-                              FIX::UtcTimeOnly(end[0], end[1], end[2]));
+  // All day: from 00:00:00.000000001 to 00:00:00, so no time of day falls
+  // outside it (the engine applies the configured window, ApplyWindow).
+  const FIX::TimeRange window(FIX::UtcTimeOnly(0, 0, 0, 1, 9),
+                              FIX::UtcTimeOnly(0, 0, 0));
 
   for (std::size_t i = 0; i < options_.sessions.size(); ++i) {
-    // In slots_ before its Session exists: the constructor may already call
-    // back (a reset when the store is from an earlier window).
+    // In slots_ before its Session exists: the constructor already calls
+    // back (onCreate).
     slots_.emplace_back(new SessionSlot);
     SessionSlot* slot = slots_.back().get();
     slot->client_comp_id = options_.sessions[i];
@@ -636,8 +677,57 @@ bool QuickFixEngine::Init(std::string* error) {
     session.setResetOnLogout(false);
     session.setResetOnDisconnect(false);
     session.setRefreshOnLogon(false);
+    // A store from an earlier window starts the current one now.
+    ApplyWindow(*slot);
   }
   return true;
+}
+
+bool QuickFixEngine::WindowOf(int64_t ns, int64_t* window) const {
+  int64_t day = ns / kNanosPerDay;
+  int64_t time = ns % kNanosPerDay;
+  if (time < 0) {
+    time += kNanosPerDay;
+    --day;
+  }
+  const int64_t start = window_start_ns_;
+  const int64_t end = window_end_ns_;
+  if (start > end) {  // overnight: [start of day d, end of day d + 1]
+    if (time >= start) {
+      *window = day;
+      return true;
+    }
+    if (time <= end) {
+      *window = day - 1;
+      return true;
+    }
+    return false;
+  }
+  // Within one day; start == end is the whole day.
+  if (start == end || (time >= start && time <= end)) {
+    *window = day;
+    return true;
+  }
+  return false;
+}
+
+void QuickFixEngine::ApplyWindow(SessionSlot& slot) {
+  int64_t created = 0;
+  int64_t created_window = 0;
+  int64_t now_window = 0;
+  const bool created_in =
+      stores_->CreationNs(slot.client_comp_id, &created) &&
+      WindowOf(created, &created_window);
+  const bool now_in = WindowOf(clock_(), &now_window);
+  if (created_in == now_in && (!now_in || created_window == now_window)) {
+    return;
+  }
+  try {
+    slot.session->reset();
+  } catch (const std::exception& e) {
+    LogLine("fix " + slot.client_comp_id +
+            ": cannot start the new daily window: " + e.what());
+  }
 }
 
 Connection* QuickFixEngine::Find(uint64_t conn) const {
@@ -692,6 +782,8 @@ void QuickFixEngine::Dispatch(Connection* connection, const std::string& raw) {
   if (!Bound(connection)) return;  // logged out; closing
   FIX::Session& session = SessionOf(connection->session);
   try {
+    ApplyWindow(*slots_[static_cast<std::size_t>(connection->session)]);
+    if (!Bound(connection)) return;  // the window ended: logged out
     session.next(raw, FIX::UtcTimeStamp());
   } catch (const FIX::InvalidMessage&) {
     // As FIX::SocketConnection: a garbled message is ignored once logged on.
@@ -749,6 +841,14 @@ void QuickFixEngine::DispatchLogon(Connection* connection,
   }
   const int index = it->second;
   SessionSlot& slot = *slots_[static_cast<std::size_t>(index)];
+  // A window that ended logs out its connection first; a Logon opens the
+  // current window, and none is accepted between two.
+  ApplyWindow(slot);
+  if (!InWindow()) {
+    CloseConnection(connection,
+                    "Logon outside the daily session window (exchange clock)");
+    return;
+  }
   if (slot.connection != nullptr) {
     CloseConnection(connection, "SenderCompID \"" + sender +
                                     "\" is already logged on (connection " +
@@ -909,6 +1009,7 @@ void QuickFixEngine::Tick(double now_seconds) {
   // Send() stores while a client is away lands in the new day's store).
   for (const std::unique_ptr<SessionSlot>& slot : slots_) {
     try {
+      ApplyWindow(*slot);
       slot->session->next(FIX::UtcTimeStamp());
     } catch (const std::exception& e) {
       LogLine("fix " + slot->client_comp_id +
@@ -948,7 +1049,7 @@ bool QuickFixEngine::Send(int session, const Message& message) {
   try {
     // Applies a due daily reset first, so that a message stored for an
     // absent client is numbered in the current window.
-    if (!slot.session->isLoggedOn()) slot.session->next(FIX::UtcTimeStamp());
+    ApplyWindow(slot);
     if (slot.session->send(out)) return true;
   } catch (const std::exception& e) {
     LogLine("fix " + slot.client_comp_id +

@@ -72,6 +72,13 @@ double WallSeconds() {
       .count();
 }
 
+// "HH:MM:SS" of `seconds` after 00:00 UTC (0 <= seconds < 2 days).
+std::string TimeOfDay(int64_t seconds) {
+  return exchange::FormatUtcTimestamp(
+             exchange::Timestamp{seconds * kNanosPerSecond})
+      .substr(11, 8);
+}
+
 std::string Str(int64_t v) { return std::to_string(v); }
 std::string Str(uint64_t v) { return std::to_string(v); }
 
@@ -483,6 +490,13 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
   EngineOptions options;
   options.store_dir = deps.dir + "/store";
   options.dictionary_xml = EmbeddedDictionaryXml();
+  // The daily window follows the exchange clock: it ends at the end of the
+  // trading day and the next starts 5 seconds later.
+  options.end_time = TimeOfDay(config.clock.session_end_utc_seconds);
+  options.start_time = TimeOfDay(config.clock.session_end_utc_seconds + 5);
+  if (const exchange::Clock* clock = deps.clock) {
+    options.exchange_now_ns = [clock] { return clock->Now().nanos; };
+  }
   g->by_account_.resize(config.accounts.size() + 1);
   for (const UserConfig& u : config.users) {
     if (u.fix_sender_comp_id.empty()) continue;

@@ -26,6 +26,7 @@
 // Thread: one thread (the Engine's). Memory: per store, the index, the
 // unwritten records, and the open file.
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,8 +44,20 @@ class SessionStores {
  public:
   // Stores under `dir` (must exist). `log` gets one line per recovery or
   // write-failure event; it must remain live while the stores are.
+  // `now_ns` is the exchange clock (ns since the epoch), the creation time
+  // of a new or reset store; empty = the wall clock.
+  //
+  // The daily window follows the exchange clock, and the engine applies it
+  // (it resets a session whose window ended, CreationNs()): FIX::Session
+  // checks its window against the wall clock in places (after every
+  // message, in its constructor and setResponder). So the stores answer
+  // FIX::Session's getCreationTime() with a time that is in the same window
+  // as any time near the wall clock's now, within the all-day window the
+  // engine gives FIX::Session, which therefore never starts a new window by
+  // itself.
   SessionStores(const std::string& dir,
-                std::function<void(const std::string&)> log);
+                std::function<void(const std::string&)> log,
+                std::function<int64_t()> now_ns = nullptr);
   // Writes what is still buffered (stores are destroyed by their Sessions,
   // which must be gone first).
   ~SessionStores();
@@ -65,6 +78,11 @@ class SessionStores {
   // True while the store of the session with this TargetCompID holds records
   // its last Flush could not write.
   bool Failing(const std::string& target_comp_id) const;
+
+  // The creation time (the last reset) of the store of the session with
+  // this TargetCompID, ns since the epoch on the exchange clock; false if
+  // there is no such store.
+  bool CreationNs(const std::string& target_comp_id, int64_t* ns) const;
 
   class Impl;
 

@@ -84,6 +84,21 @@ const std::size_t kMaxIndexGap = 1 << 16;
 // Recovery reads the file in chunks of this size.
 const std::size_t kReadChunk = 1 << 20;
 
+// getCreationTime() answers the wall clock's now plus this (12 hours).
+const int kNeutralCreationOffsetSeconds = 12 * 3600;
+
+// The UtcTimeStamp of `ns` nanoseconds since the epoch.
+FIX::UtcTimeStamp StampOfNanos(int64_t ns) {
+  int64_t seconds = ns / 1000000000;
+  int64_t nanos = ns % 1000000000;
+  if (nanos < 0) {
+    nanos += 1000000000;
+    --seconds;
+  }
+  return FIX::UtcTimeStamp(static_cast<time_t>(seconds),
+                           static_cast<int>(nanos), 9);
+}
+
 // A 64-bit multiply-xorshift hash folded to 32 bits: every step is a
 // bijection of the state, so a change to any word always changes the
 // 64-bit result; detects torn and garbled records (not an adversary).
@@ -201,8 +216,9 @@ class AppendStore;
 
 class SessionStores::Impl : public FIX::MessageStoreFactory {
  public:
-  Impl(const std::string& dir, std::function<void(const std::string&)> log)
-      : dir_(dir), log_(std::move(log)) {}
+  Impl(const std::string& dir, std::function<void(const std::string&)> log,
+       std::function<int64_t()> now_ns)
+      : dir_(dir), log_(std::move(log)), now_ns_(std::move(now_ns)) {}
   ~Impl() override;
 
   FIX::MessageStore* create(const FIX::SessionID& id) override;
@@ -217,10 +233,18 @@ class SessionStores::Impl : public FIX::MessageStoreFactory {
   void Log(const std::string& line) const {
     if (log_) log_(line);
   }
+  // The creation time of a new or reset store: the exchange clock's now.
+  FIX::UtcTimeStamp Now() const {
+    FIX::UtcTimeStamp t;  // the wall clock without an exchange clock
+    if (now_ns_) t = StampOfNanos(now_ns_());
+    return t;
+  }
+  bool Creation(const std::string& target_comp_id, int64_t* ns) const;
 
  private:
   const std::string dir_;
   const std::function<void(const std::string&)> log_;
+  const std::function<int64_t()> now_ns_;
   std::vector<AppendStore*> stores_;  // live, owned by their Sessions
   std::vector<AppendStore*> dirty_;   // with records or seqnums to write
 };
@@ -289,8 +313,19 @@ class AppendStore : public FIX::MessageStore {
     SeqNumsChanged();
   }
 
+  // What FIX::Session compares the time with, in its all-day window: 12
+  // hours after the wall clock's now, in the same window as any time within
+  // 12 hours of now, so FIX::Session never starts a new window by itself
+  // (session_store.h).
   FIX::UtcTimeStamp getCreationTime() const throw(FIX::IOException) override {
-    return creation_;
+    FIX::UtcTimeStamp t;
+    t += kNeutralCreationOffsetSeconds;
+    return t;
+  }
+  // The time of the store's last reset (or creation), exchange clock.
+  int64_t creation_ns() const {
+    return static_cast<int64_t>(creation_.getTimeT()) * 1000000000 +
+           static_cast<int64_t>(creation_.getNanosecond());
   }
 
   void reset() throw(FIX::IOException) override;
@@ -344,7 +379,7 @@ void AppendStore::Clear() {
   seqnums_dirty_ = false;
   next_sender_ = 1;
   next_target_ = 1;
-  creation_.setCurrent();
+  creation_ = owner_->Now();
   std::vector<uint64_t>().swap(index_);
   sparse_.clear();
 }
@@ -758,8 +793,9 @@ bool SessionStores::Impl::Failing(const std::string& target_comp_id) const {
 }
 
 SessionStores::SessionStores(const std::string& dir,
-                             std::function<void(const std::string&)> log)
-    : impl_(new Impl(dir, std::move(log))) {}
+                             std::function<void(const std::string&)> log,
+                             std::function<int64_t()> now_ns)
+    : impl_(new Impl(dir, std::move(log), std::move(now_ns))) {}
 
 SessionStores::~SessionStores() {}
 
@@ -768,6 +804,22 @@ FIX::MessageStoreFactory& SessionStores::factory() { return *impl_; }
 bool SessionStores::Flush() { return impl_->Flush(); }
 
 bool SessionStores::Dirty() const { return impl_->Dirty(); }
+
+bool SessionStores::Impl::Creation(const std::string& target_comp_id,
+                                   int64_t* ns) const {
+  for (const AppendStore* store : stores_) {
+    if (store->target_comp_id() == target_comp_id) {
+      *ns = store->creation_ns();
+      return true;
+    }
+  }
+  return false;
+}
+
+bool SessionStores::CreationNs(const std::string& target_comp_id,
+                               int64_t* ns) const {
+  return impl_->Creation(target_comp_id, ns);
+}
 
 bool SessionStores::Failing(const std::string& target_comp_id) const {
   return impl_->Failing(target_comp_id);

@@ -1034,6 +1034,84 @@ TEST_F(FixEngineTest, ANewDailyWindowResetsTheStoreOnce) {
   EXPECT_EQ(out[0].Get(34), "2");
 }
 
+// The daily window on an exchange clock of its own (a simulated one, far
+// from the wall clock): the wall clock plays no part in it.
+class FixEngineExchangeClockTest : public FixEngineTest {
+ protected:
+  static constexpr int64_t kSecondNs = 1'000'000'000;
+  // 2027-06-02T00:00:00Z.
+  static constexpr int64_t kDayNs = int64_t{1'811'894'400} * kSecondNs;
+
+  static int64_t At(int64_t hours, int64_t minutes, int64_t seconds) {
+    return kDayNs + ((hours * 60 + minutes) * 60 + seconds) * kSecondNs;
+  }
+
+  void SetUp() override { Restart(); }
+
+  void Restart() {
+    engine_.reset();
+    EngineOptions options = Options();
+    options.start_time = "21:00:05";
+    options.end_time = "21:00:00";
+    options.exchange_now_ns = [this] { return exchange_ns_; };
+    std::string error;
+    engine_ = Engine::Create(options, &handler_, &error);
+    ASSERT_NE(engine_, nullptr) << error;
+  }
+
+  int64_t exchange_ns_ = At(10, 0, 0);
+};
+
+TEST_F(FixEngineExchangeClockTest, ALogonInTheExchangeClocksBreakIsRefused) {
+  exchange_ns_ = At(21, 0, 2);
+  Client client = NewClient(1);
+  for (const Wire& w : LogOnA(client)) EXPECT_NE(w.type(), "A") << w.raw;
+  EXPECT_TRUE(client.Closed());
+  EXPECT_FALSE(engine_->LoggedOn(0));
+}
+
+TEST_F(FixEngineExchangeClockTest, TheWindowsEndLogsOutAndTheNextStartsAtOne) {
+  Client before = NewClient(1);
+  ASSERT_EQ(LogOnA(before).size(), 1u);
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));
+  ASSERT_EQ(before.Take().size(), 1u);
+
+  // The exchange clock passes 21:00:05: the session's window has ended.
+  exchange_ns_ = At(21, 0, 6);
+  engine_->Tick(0);
+  const std::vector<Wire> out = before.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_TRUE(before.Closed());
+  EXPECT_EQ(handler_.logouts, std::vector<int>{0});
+  before.Disconnect();
+
+  Client after = NewClient(2);
+  const std::vector<Wire> logon = LogOnA(after);
+  ASSERT_EQ(logon.size(), 1u);
+  EXPECT_EQ(logon[0].type(), "A");
+  EXPECT_EQ(logon[0].Get(34), "1");
+}
+
+TEST_F(FixEngineExchangeClockTest,
+       ARestartInTheSameExchangeWindowKeepsNumbers) {
+  Client before = NewClient(1);
+  ASSERT_EQ(LogOnA(before).size(), 1u);
+  EXPECT_TRUE(engine_->Send(0, ExecutionReport()));
+  ASSERT_EQ(before.Take().size(), 1u);
+  before.Disconnect();
+
+  exchange_ns_ = At(11, 0, 0);
+  ASSERT_NO_FATAL_FAILURE(Restart());
+  EXPECT_TRUE(engine_->HasHistory(0));
+  Client after = NewClient(2);
+  after.next_seq = before.next_seq;
+  const std::vector<Wire> logon = LogOnA(after);
+  ASSERT_EQ(logon.size(), 1u);
+  EXPECT_EQ(logon[0].type(), "A");
+  EXPECT_EQ(logon[0].Get(34), "3");
+}
+
 TEST_F(FixEngineTest, AQuickFixFileStoreIsImportedOnce) {
   engine_.reset();
   for (const auto& entry : std::filesystem::directory_iterator(StoreDir())) {

@@ -1489,6 +1489,61 @@ TEST_F(FixGatewayTest, ResetSeqNumFlagStartsBothSequencesAtOne) {
   EXPECT_EQ(again->logouts(), 0) << again->Describe();
 }
 
+// ---------------------------------------------------------------- window
+
+// Moves the simulated clock to `t` (ns since the epoch) as the admin.
+void SetExchangeClock(uint16_t port, int64_t t) {
+  namespace w = server_test::w;
+  auto admin = server_test::LogOn(port, server_test::DemoLogon("admin"));
+  ASSERT_TRUE(admin.has_value()) << admin.error().ToString();
+  w::Envelope e;
+  e.mutable_clock_request()->set_set_time_ns(t);
+  ASSERT_TRUE(admin.value()->Send(e).ok());
+  auto r = admin.value()->ReceiveUntil(
+      [](const w::Envelope& x) {
+        return x.has_clock_report() || x.has_session_reject();
+      },
+      kWait);
+  ASSERT_TRUE(r.has_value()) << r.error().ToString();
+  ASSERT_TRUE(r.value().has_clock_report()) << server_test::Describe(r.value());
+}
+
+// The daily window (docs/fix.md) follows the exchange clock, here the
+// simulated one: it ends at 21:00:00 exchange time, a logon in the 5-second
+// break is refused, and the next window starts over at MsgSeqNum 1.
+TEST_F(FixGatewayTest, TheSessionWindowFollowsTheExchangeClock) {
+  constexpr int64_t kSecondNs = 1'000'000'000;
+  // 2026-12-01T21:00:00Z, the end of the simulated clock's first day.
+  constexpr int64_t kEnd = (int64_t{1'796'083'200} + 21 * 3'600) * kSecondNs;
+  ClientPtr a = LogOn(kTraderA);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(Rest(*a, "A-1", "1", "5.80", "5"));
+  ASSERT_NO_FATAL_FAILURE(
+      SetExchangeClock(server_.port(), kEnd + 2 * kSecondNs));
+  EXPECT_TRUE(a->WaitLoggedOut(kWait)) << a->Describe();
+  a->Stop();
+  a.reset();
+
+  auto raw = RawConnect();
+  ASSERT_NE(raw, nullptr);
+  ASSERT_TRUE(raw->Write(
+      RawLogon(kTraderA.comp_id, kTraderA.username, kTraderA.password)));
+  std::vector<FixMessage> before;
+  ASSERT_TRUE(raw->AwaitClose(kWait, &before));
+  for (const FixMessage& m : before) EXPECT_NE(m.type, "A") << m.ToString();
+
+  ASSERT_NO_FATAL_FAILURE(
+      SetExchangeClock(server_.port(), kEnd + 6 * kSecondNs));
+  raw = RawConnect();
+  ASSERT_NE(raw, nullptr);
+  ASSERT_TRUE(raw->Write(
+      RawLogon(kTraderA.comp_id, kTraderA.username, kTraderA.password)));
+  FixMessage logon;
+  ASSERT_EQ(raw->Read(kWait, &logon), RawFixConnection::kMessage);
+  EXPECT_EQ(logon.type, "A") << logon.ToString();
+  EXPECT_EQ(logon.seq(), 1) << logon.ToString();
+}
+
 // ---------------------------------------------------------------- throttle
 
 // The demo market with a session throttle of 5 messages per second.

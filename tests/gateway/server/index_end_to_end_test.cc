@@ -117,6 +117,19 @@ class IndexEndToEndTest : public GradedMarketTest {
     return c;
   }
 
+  // The exchange ends every FIX session at the end of its trading day (the
+  // daily window, on the exchange clock): the FIX users log on again for
+  // the new day, as FIX clients of a venue do.
+  void NewFixDay() {
+    fix_prov_c_->Logout(kFixWait);
+    fix_trader_c_->Logout(kFixWait);
+    // One QuickFIX session per SessionID in a process: the old ones go first.
+    fix_prov_c_.reset();
+    fix_trader_c_.reset();
+    fix_prov_c_ = Fix("PROVIDER_C", "provider-c");
+    fix_trader_c_ = Fix("TRADER_C", "trader-c");
+  }
+
   // A FIX NewOrderSingle; returns its first ExecutionReport with ExecType
   // `exec_type` (empty: any).
   FixMessage FixOrder(FixTestClient& c, const std::string& side,
@@ -247,6 +260,7 @@ TEST_F(IndexEndToEndTest, DailyFixingsEqualTheTradesComputedIndependently) {
     const std::string far = SpotSymbol("B200-STD", day + 5);
     for (int k = 0; k < 6; ++k) {
       SetTime(start + k * 4 * kHour + 3 * kHour + kHour / 2);
+      if (k == 0 && di > 0) NewFixDay();
       if (k == 1) {
         // Offers and bids that never trade, some cancelled: no input.
         auto offer = SendOrder(
