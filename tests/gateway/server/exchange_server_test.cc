@@ -98,28 +98,11 @@ TEST(ServerLifecycle, FixPortInUseFailsStartWithUnavailable) {
 constexpr int64_t kDec3At21 =
     (int64_t{1'796'083'200} + 2 * 86'400 + 21 * 3'600) * 1'000'000'000;
 
-// The exchange clock as the admin reads it, after setting it to `set_to`
-// when given.
-int64_t AdminClock(uint16_t port, std::optional<int64_t> set_to) {
-  auto admin = LogOn(port, DemoLogon("admin"));
-  EXPECT_TRUE(admin.has_value()) << admin.error().ToString();
-  if (!admin.has_value()) return 0;
-  w::Envelope e;
-  if (set_to.has_value()) {
-    e.mutable_clock_request()->set_set_time_ns(*set_to);
-  } else {
-    e.mutable_clock_request()->set_read(true);
-  }
-  EXPECT_TRUE(admin.value()->Send(e).ok());
-  auto r = admin.value()->ReceiveUntil(
-      [](const w::Envelope& x) {
-        return x.has_clock_report() || x.has_session_reject();
-      },
-      kWait);
+// The exchange clock as the admin reads it, after moving it to `set_to`.
+int64_t ClockNow(uint16_t port, std::optional<int64_t> set_to = std::nullopt) {
+  auto r = AdminClock(port, set_to);
   EXPECT_TRUE(r.has_value()) << r.error().ToString();
-  if (!r.has_value()) return 0;
-  EXPECT_TRUE(r.value().has_clock_report()) << Describe(r.value());
-  return r.value().clock_report().now_ns();
+  return r.has_value() ? r.value().now_ns() : 0;
 }
 
 // The server on `data_dir`, simulated clock, ephemeral ports; `start` is
@@ -142,7 +125,7 @@ void RunToDec3At21(const std::string& data_dir) {
   auto server = StartOn(data_dir);
   ASSERT_TRUE(server.has_value()) << server.error().ToString();
   const uint16_t port = server.value()->protobuf_port();
-  ASSERT_EQ(AdminClock(port, kDec3At21), kDec3At21);
+  ASSERT_EQ(ClockNow(port, kDec3At21), kDec3At21);
   auto a = LogOn(port, DemoLogonOptOut("trader-a"));
   ASSERT_TRUE(a.has_value()) << a.error().ToString();
   auto buy = SendOrder(*a.value(), NewOrder(1, w::SIDE_BUY, kPrice, 1));
@@ -157,8 +140,7 @@ TEST(ServerClock, ARestartResumesTheSimulatedClockFromTheJournal) {
   // No --start: not back to the config's 2026-12-01T00:00.
   auto again = StartOn(dir.Sub("data"));
   ASSERT_TRUE(again.has_value()) << again.error().ToString();
-  EXPECT_EQ(AdminClock(again.value()->protobuf_port(), std::nullopt),
-            kDec3At21);
+  EXPECT_EQ(ClockNow(again.value()->protobuf_port()), kDec3At21);
   EXPECT_TRUE(again.value()->Stop().ok());
 }
 
@@ -176,7 +158,7 @@ TEST(ServerClock, AnExplicitStartBeforeTheJournalIsRefused) {
   // A later start is taken.
   auto later = StartOn(dir.Sub("data"), kDec3At21 + 1'000'000'000);
   ASSERT_TRUE(later.has_value()) << later.error().ToString();
-  EXPECT_EQ(AdminClock(later.value()->protobuf_port(), std::nullopt),
+  EXPECT_EQ(ClockNow(later.value()->protobuf_port()),
             kDec3At21 + 1'000'000'000);
   EXPECT_TRUE(later.value()->Stop().ok());
 }

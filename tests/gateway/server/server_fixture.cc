@@ -279,6 +279,29 @@ Status Barrier(client::Client& c, std::vector<w::Envelope>* others) {
   return Status::Ok();
 }
 
+Result<w::ClockReport> AdminClock(uint16_t port,
+                                  std::optional<int64_t> set_to) {
+  auto admin = LogOn(port, DemoLogon("admin"));
+  if (!admin.has_value()) return admin.error();
+  w::Envelope e;
+  if (set_to.has_value()) {
+    e.mutable_clock_request()->set_set_time_ns(*set_to);
+  } else {
+    e.mutable_clock_request()->set_read(true);
+  }
+  CFX_RETURN_IF_ERROR(admin.value()->Send(e));
+  auto r = admin.value()->ReceiveUntil(
+      [](const w::Envelope& x) {
+        return x.has_clock_report() || x.has_session_reject();
+      },
+      kWait);
+  if (!r.has_value()) return r.error();
+  if (!r.value().has_clock_report()) {
+    return FailedPreconditionError(Describe(r.value()));
+  }
+  return r.value().clock_report();
+}
+
 Status AwaitClose(client::Client& c, std::vector<w::Envelope>* before,
                   Millis timeout) {
   const SteadyClock::time_point deadline = SteadyClock::now() + timeout;

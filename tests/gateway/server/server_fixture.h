@@ -152,6 +152,13 @@ Result<w::ExecutionReport> QueryStatus(
 // they caused. Messages other than the barrier's answers go to *others.
 Status Barrier(client::Client& c, std::vector<w::Envelope>* others = nullptr);
 
+// Logs on as the admin and reads the exchange clock, after moving the
+// simulated clock to `set_to` (ns since the epoch) when given. A
+// SessionReject (e.g. a time in the past) is kFailedPrecondition with its
+// text.
+Result<w::ClockReport> AdminClock(uint16_t port,
+                                  std::optional<int64_t> set_to = std::nullopt);
+
 // Waits until the server closes the connection. Messages received before
 // the close go to *before when given. Returns kResourceExhausted when the
 // connection is still open after `timeout`.
