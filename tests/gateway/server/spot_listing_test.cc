@@ -148,6 +148,18 @@ std::unique_ptr<FixTestClient> FixLogOn(uint16_t port, const std::string& dir) {
   return c;
 }
 
+// TRADER_B's FIX session for a new trading day: the exchange ended the old
+// one at the end of the trading day (the daily window on the exchange clock,
+// docs/fix.md), so TRADER_B logs on again, on a new store (sequence numbers
+// start at 1).
+std::unique_ptr<FixTestClient> FixLogOnAgain(std::unique_ptr<FixTestClient> old,
+                                             uint16_t port,
+                                             const std::string& dir) {
+  old->Logout(kFixWait);
+  old.reset();  // one QuickFIX session per SessionID in a process
+  return FixLogOn(port, dir);
+}
+
 std::optional<FixMessage> FixExpect(FixTestClient& c,
                                     const FixTestClient::Predicate& pred,
                                     const std::string& what) {
@@ -291,6 +303,8 @@ TEST(SpotListing, ASymbolExpiresAtMidnightAndIsUnknownOnceItsSlotIsReused) {
   // 00:00 UTC of 2026-12-02: trading in B200-STD-20261202 stops.
   const int64_t dec2 = kDefaultSimulatedStart.nanos + kNanosPerDay;
   SetClock(server.port(), dec2);
+  b = FixLogOnAgain(std::move(b), server.fix_port(), dir.Sub("TRADER_B-2"));
+  ASSERT_NE(b, nullptr);
   auto cancelled = AwaitReport(*a, [](const w::ExecutionReport& r) {
     return r.client_order_id() == 1 && r.exec_type() == w::EXEC_TYPE_CANCELED;
   });
@@ -323,6 +337,8 @@ TEST(SpotListing, ASymbolExpiresAtMidnightAndIsUnknownOnceItsSlotIsReused) {
 
   // 00:00 UTC of 2026-12-03: the slot of 2026-12-02 now holds 2026-12-10.
   SetClock(server.port(), dec2 + kNanosPerDay);
+  b = FixLogOnAgain(std::move(b), server.fix_port(), dir.Sub("TRADER_B-3"));
+  ASSERT_NE(b, nullptr);
   list = AwaitInstruments(*a, Listed(kDec10, w::INSTRUMENT_STATE_OPEN));
   ASSERT_TRUE(list);
   EXPECT_EQ(FindIn(*list, kDec2), nullptr);
