@@ -38,6 +38,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -246,6 +247,8 @@ class SessionStores::Impl : public FIX::MessageStoreFactory {
   const std::function<void(const std::string&)> log_;
   const std::function<int64_t()> now_ns_;
   std::vector<AppendStore*> stores_;  // live, owned by their Sessions
+  // The live stores by TargetCompID (the engine asks per message).
+  std::unordered_map<std::string, const AppendStore*> by_target_;
   std::vector<AppendStore*> dirty_;   // with records or seqnums to write
 };
 
@@ -756,11 +759,15 @@ FIX::MessageStore* SessionStores::Impl::create(const FIX::SessionID& id) {
     throw FIX::ConfigError(e.what());
   }
   stores_.push_back(store.get());
+  by_target_[id.getTargetCompID().getString()] = store.get();
   return store.release();
 }
 
 void SessionStores::Impl::destroy(FIX::MessageStore* store) {
   AppendStore* ours = static_cast<AppendStore*>(store);
+  std::unordered_map<std::string, const AppendStore*>::iterator it =
+      by_target_.find(ours->target_comp_id());
+  if (it != by_target_.end() && it->second == ours) by_target_.erase(it);
   stores_.erase(std::remove(stores_.begin(), stores_.end(), ours),
                 stores_.end());
   dirty_.erase(std::remove(dirty_.begin(), dirty_.end(), ours), dirty_.end());
@@ -807,13 +814,11 @@ bool SessionStores::Dirty() const { return impl_->Dirty(); }
 
 bool SessionStores::Impl::Creation(const std::string& target_comp_id,
                                    int64_t* ns) const {
-  for (const AppendStore* store : stores_) {
-    if (store->target_comp_id() == target_comp_id) {
-      *ns = store->creation_ns();
-      return true;
-    }
-  }
-  return false;
+  std::unordered_map<std::string, const AppendStore*>::const_iterator it =
+      by_target_.find(target_comp_id);
+  if (it == by_target_.end()) return false;
+  *ns = it->second->creation_ns();
+  return true;
 }
 
 bool SessionStores::CreationNs(const std::string& target_comp_id,
