@@ -295,6 +295,9 @@ TEST_F(IndexOneReadingTest, OnePrintReadsTheSameOverEveryInterface) {
         << grade << ": " << pushed.error().ToString();
   }
 
+  // FIX logons wait for the next daily session window, which opens at
+  // 21:00:05 on the exchange clock (docs/fix.md).
+  SetTime(kStart + 21 * kHour + 6 * kSecond);
   fix_test::FixClientOptions o;
   o.sender_comp_id = "TRADER_C";
   o.port = server_.fix_port();
