@@ -57,6 +57,8 @@ std::string TypeName(CommandType t) {
       return "INDEX_FIXING";
     case CommandType::kCollateral:
       return "COLLATERAL";
+    case CommandType::kSettlementRerun:
+      return "SETTLEMENT_RERUN";
   }
   return Unknown(static_cast<unsigned>(t));
 }
@@ -183,12 +185,27 @@ unsigned UsedFields(const Command& c) {
       return kInstrument | kPrice;
     case CommandType::kCollateral:
       return kAccount | kQuantity | kTarget | kClientOrderId;
+    case CommandType::kSettlementRerun:
+      return kTarget | kClientOrderId;
     default:
       return 0;
   }
 }
 
 // --- Output helpers ---------------------------------------------------------
+
+// "settlement_date=2026-12-13" of a command's target day, or the number
+// when it is no date (0, or after 9999-12-31).
+std::string SettlementDateText(uint64_t target) {
+  if (target != 0 && target <= 2'932'896) {
+    constexpr int64_t kNanosPerDay = int64_t{86'400} * 1'000'000'000;
+    return "settlement_date=" +
+           FormatUtcTimestamp(
+               Timestamp{static_cast<int64_t>(target) * kNanosPerDay})
+               .substr(0, 10);
+  }
+  return "settlement_date=" + std::to_string(target);
+}
 
 void PrintError(const char* command, const std::string& line) {
   std::fprintf(stderr, "cfx journal %s: %s\n", command, line.c_str());
@@ -564,15 +581,11 @@ std::string FormatCommandText(const Command& c) {
     case CommandType::kCollateral:
       add(acct);
       add("amount=" + FormatAmount(Amount{c.quantity.lots}));
-      if (c.target != 0 && c.target <= 2'932'896) {  // up to 9999-12-31
-        constexpr int64_t kNanosPerDay = int64_t{86'400} * 1'000'000'000;
-        add("settlement_date=" +
-            FormatUtcTimestamp(
-                Timestamp{static_cast<int64_t>(c.target) * kNanosPerDay})
-                .substr(0, 10));
-      } else if (c.target != 0) {
-        add("settlement_date=" + std::to_string(c.target));
-      }
+      if (c.target != 0) add(SettlementDateText(c.target));
+      add(cl);
+      break;
+    case CommandType::kSettlementRerun:
+      add(SettlementDateText(c.target));
       add(cl);
       break;
     default:

@@ -30,6 +30,10 @@ enum class CommandType : uint8_t {
   // Collateral of an account changes: a member's deposit or withdrawal, or
   // a settlement run's booking for a business date (DESIGN.md §5).
   kCollateral = 13,
+  // Admin: re-run the refused settlement of a business date (DESIGN.md §5,
+  // docs/settlement.md "Operator recovery"); the settlement service acts on
+  // the result, the engine only validates the date.
+  kSettlementRerun = 14,
 };
 
 // Order flags.
@@ -70,6 +74,8 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //                        for a settlement booking; 0 for a member's
 //                        deposit or withdrawal), client_order_id (the
 //                        request's token, echoed)
+//   kSettlementRerun:    target (the business date, days since 1970-01-01),
+//                        client_order_id (the request's token, echoed)
 struct Command {
   Seq seq;       // stamped by the sequencer
   Timestamp ts;  // stamped by the sequencer: the only clock the engine sees

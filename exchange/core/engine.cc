@@ -851,6 +851,7 @@ class Apply {
   void ReportFailure();
   void IndexFixing();
   void Collateral();
+  void SettlementRerun();
 
   // ---- spot trades ----
   void RecordSpotTrade(const Book& b, TradeId id, InstrumentId inst,
@@ -1095,6 +1096,9 @@ void Apply::Run(const Command& cmd, EventSink& out) {
       break;
     case CommandType::kCollateral:
       Collateral();
+      break;
+    case CommandType::kSettlementRerun:
+      SettlementRerun();
       break;
     case CommandType::kTimer: {
       Event& e = Base(EventType::kTimerDone);
@@ -1537,6 +1541,17 @@ void Apply::IndexFixing() {
   }
   Event& e = Base(EventType::kIndexFixing);
   e.count = static_cast<uint32_t>(day);
+}
+
+void Apply::SettlementRerun() {
+  const Command& c = *s_.cmd;
+  // 9999-12-31 is day 2,932,896.
+  if (c.target == 0 || c.target > 2'932'896) {
+    return Reject(RejectCode::kInvalidSettlementDate);
+  }
+  Event& e = Base(EventType::kSettlementRerun);
+  e.count = static_cast<uint32_t>(c.target);
+  e.client_order_id = c.client_order_id;
 }
 
 void Apply::Collateral() {

@@ -31,6 +31,7 @@ enum class EventType : uint8_t {
   kTradeBusted = 12,        // kReportFailure: the spot trade is busted
   kIndexFixing = 13,        // kIndexFixing: count = the fixing's day
   kCollateralChanged = 14,  // kCollateral applied
+  kSettlementRerun = 15,    // kSettlementRerun: count = the date
   // Consequences.
   kTrade = 20,               // one match; account/order = aggressor,
                              // counter_* = resting order
@@ -83,6 +84,8 @@ enum class EventType : uint8_t {
 //                     leaves (the collateral after it, micro-dollars),
 //                     count (the settlement date; 0 for a deposit or
 //                     withdrawal), client_order_id (the command's)
+//   kSettlementRerun: count (the business date), client_order_id (the
+//                     command's)
 //   kEligibilityChanged: account, count (grade index), reason (Eligibility),
 //                     quantity (attested nodes meeting the grade)
 //   kRejected of a new spot sell for kGradeNotEligible: count = the

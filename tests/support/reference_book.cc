@@ -109,6 +109,16 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
     case CommandType::kCollateral:
       Collateral(cmd);
       break;
+    case CommandType::kSettlementRerun:
+      if (cmd.target == 0 || cmd.target > 2'932'896) {
+        EmitReject(cmd, RejectCode::kInvalidSettlementDate);
+      } else {
+        Event e = Base(EventType::kSettlementRerun);
+        e.count = static_cast<uint32_t>(cmd.target);
+        e.client_order_id = cmd.client_order_id;
+        Emit(e);
+      }
+      break;
     default:
       EmitReject(cmd, RejectCode::kUnknownCommand);
       break;
@@ -1220,6 +1230,8 @@ const char* EventTypeName(EventType t) {
       return "IndexFixing";
     case EventType::kCollateralChanged:
       return "CollateralChanged";
+    case EventType::kSettlementRerun:
+      return "SettlementRerun";
     case EventType::kEligibilityChanged:
       return "EligibilityChanged";
     case EventType::kTrade:
@@ -1262,6 +1274,8 @@ const char* CommandTypeName(CommandType t) {
       return "IndexFixing";
     case CommandType::kCollateral:
       return "Collateral";
+    case CommandType::kSettlementRerun:
+      return "SettlementRerun";
     case CommandType::kTimer:
       return "Timer";
   }

@@ -329,6 +329,27 @@ TEST_F(MarginEngineTest, BadCollateralCommandsAreRejected) {
   EXPECT_EQ(d_->engine().collateral(kTrader).micros, kOneLot);
 }
 
+// The admin's re-run of a refused settlement date (docs/settlement.md,
+// "Operator recovery"): the engine only checks the date and echoes it for
+// the settlement service; nothing of its own state changes.
+TEST_F(MarginEngineTest, SettlementRerunEchoesItsDateAndChangesNothing) {
+  Start(kOneLot);
+  Command c;
+  c.type = CommandType::kSettlementRerun;
+  c.target = kDay;
+  c.client_order_id = ClientOrderId{7};
+  const uint64_t hash = d_->engine().StateHash();
+  const Event e = Result(c);
+  EXPECT_EQ(e.type, EventType::kSettlementRerun);
+  EXPECT_EQ(e.count, static_cast<uint32_t>(kDay));
+  EXPECT_EQ(e.client_order_id.value, 7u);
+  EXPECT_EQ(d_->engine().StateHash(), hash);
+  for (const uint64_t bad : {uint64_t{0}, uint64_t{2'932'897}}) {
+    c.target = bad;
+    ExpectRejected(c, RejectCode::kInvalidSettlementDate);
+  }
+}
+
 TEST_F(MarginEngineTest, CollateralAndSettledDateSurviveASnapshot) {
   Start(kOneLot);
   Fill(kJan, Side::kBuy, 1);
