@@ -33,6 +33,8 @@ __extension__ typedef __int128 Int128;
 //                                     and kind: n >= 1 pairs (u64 ref,
 //                                     i64 amount), refs strictly ascending
 //   'r' date(8)                    -> u64 count, u64 digest, report bytes
+//   'x' key                        -> a record of the settlement service,
+//                                     opaque here (Ledger::PutRecords)
 // Grouping an account's movements of one kind under one key keeps a run of
 // 100k accounts x 12 contracts at 100k keys, not 1.2M. A run record's count
 // (of movements) and digest (of the group keys and values, in key order)
@@ -43,6 +45,7 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr char kVersionKey[] = "v";
 constexpr char kMovementPrefix = 'm';
 constexpr char kRunPrefix = 'r';
+constexpr char kRecordPrefix = 'x';
 constexpr std::size_t kDateKeySize = 1 + 8;
 constexpr std::size_t kGroupKeySize = kDateKeySize + 1 + 4;
 constexpr std::size_t kPairSize = 16;
@@ -674,6 +677,8 @@ Status Ledger::State::Load() {
             (found.first == count ? " with another digest" : ""));
       }
       settled.insert(date);
+    } else if (k[0] == kRecordPrefix) {
+      continue;  // the service's records: it decodes them itself
     } else if (k != kVersionKey) {
       return DataLossError(Prefix() + "unknown key " + Hex(k));
     }
@@ -932,6 +937,34 @@ Status Ledger::PostTransfer(const Movement& m) {
   s.balances[m.account] = balance;
   s.bank_balance = bank;
   return Status::Ok();
+}
+
+Status Ledger::PutRecords(
+    const std::vector<std::pair<std::string, std::string>>& records) {
+  rocksdb::WriteBatch batch;
+  for (const auto& [key, value] : records) {
+    CFX_RETURN_IF_ERROR(
+        FromRocks(batch.Put(std::string(1, kRecordPrefix) + key, value),
+                  s_->Prefix() + "batch"));
+  }
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  return FromRocks(s_->db->Write(wo, &batch), s_->Prefix() + "write records");
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Ledger::Records()
+    const {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<rocksdb::Iterator> it(
+      s_->db->NewIterator(rocksdb::ReadOptions()));
+  const std::string prefix(1, kRecordPrefix);
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
+       it->Next()) {
+    out.emplace_back(std::string(it->key().data() + 1, it->key().size() - 1),
+                     it->value().ToString());
+  }
+  CFX_RETURN_IF_ERROR(FromRocks(it->status(), s_->Prefix() + "read records"));
+  return out;
 }
 
 int64_t Ledger::Balance(uint32_t account) const {

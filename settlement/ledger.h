@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "exchange/core/status.h"
@@ -113,6 +114,13 @@ class Ledger {
   // kWithdrawal with amount < 0) at once, durably. Posting the same key
   // again with the same amount is a no-op; with another amount, refused.
   Status PostTransfer(const Movement& m);
+
+  // Records of the settlement service, opaque to the ledger, kept in its
+  // database: `records` (key, value) written in one synced batch, replacing
+  // records of the same keys. Records() returns them all in key order.
+  Status PutRecords(
+      const std::vector<std::pair<std::string, std::string>>& records);
+  Result<std::vector<std::pair<std::string, std::string>>> Records() const;
 
   // Σ of the account's movements (its collateral): deposits, withdrawals,
   // VM, final settlement and spot cash. 0 for an unknown account.

@@ -147,7 +147,8 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
            ",\"variation_margin\":\"" + AmountText(a.variation_margin) +
            "\",\"spot_cash\":\"" + AmountText(a.spot_cash) +
            "\",\"initial_margin\":\"" + AmountText(a.initial_margin) +
-           "\",\"collateral\":\"" + AmountText(a.collateral) + "\"}";
+           "\",\"collateral\":\"" + AmountText(a.collateral) +
+           "\",\"margin_call\":\"" + AmountText(a.margin_call) + "\"}";
   }
   out += "],\"trades\":[";
   first = true;

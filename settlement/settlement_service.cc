@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "settlement/service_state.h"
 #include "settlement/settlement_report.h"
 
 namespace cfx::settlement {
@@ -18,44 +19,26 @@ namespace {
 
 using exchange::Event;
 using exchange::EventType;
-__extension__ using Int128 = __int128;
+using internal::DayClose;
+using internal::FutureState;
+using internal::Int128;
+using internal::PendingFill;
+using internal::SpotTrade;
 
-// A futures fill of one side, not yet settled.
-struct PendingFill {
-  int64_t day = 0;  // business day it belongs to
-  uint32_t instrument = 0;
-  uint32_t account = 0;
-  int64_t lots = 0;  // signed
-  int64_t price = 0;
-  uint64_t trade_id = 0;
-  int64_t ts = 0;  // match time
-};
+// Store record keys (Ledger::PutRecords): the live state, and one record
+// per settled date ("d" + the date, big-endian with the sign bit flipped,
+// so the records iterate in date order).
+constexpr char kLiveKey[] = "s";
+constexpr char kDayPrefix = 'd';
 
-struct SpotTrade {
-  uint32_t instrument = 0;
-  uint32_t buyer = 0;
-  uint32_t seller = 0;
-  int64_t price = 0;
-  int64_t lots = 0;
-  int64_t delivery_day = 0;
-  int64_t match_time = 0;
-  int64_t day = 0;  // the business day it belongs to (as a fill)
-  bool busted = false;
-  bool paid = false;
-  bool reported = false;  // listed among the fills of a run
-};
-
-// A futures book's aggregate levels and the day's trading.
-struct FutureState {
-  std::map<int64_t, int64_t> bids;  // price -> lots
-  std::map<int64_t, int64_t> asks;
-  int64_t trade_day = 0;  // the business day the fields below describe
-  Int128 window_notional = 0;
-  int64_t window_lots = 0;
-  int64_t last_trade = 0;
-  int64_t settle = 0;   // last settlement price; 0 = none
-  bool closed = false;  // finally settled
-};
+std::string DayKey(int64_t date) {
+  std::string k(1, kDayPrefix);
+  const uint64_t bits = static_cast<uint64_t>(date) ^ (uint64_t{1} << 63);
+  for (int i = 7; i >= 0; --i) {
+    k.push_back(static_cast<char>((bits >> (8 * i)) & 0xffu));
+  }
+  return k;
+}
 
 // FNV-1a over 64-bit words.
 class Digest {
@@ -119,29 +102,18 @@ std::string LedgerReport(const RunReport& r) {
 
 }  // namespace
 
-struct SettlementService::State {
+struct SettlementService::State : internal::LiveState {
   SettlementConfig config;
   std::unique_ptr<Ledger> ledger;
+  bool persist = false;  // Open(): the live state is stored with each run
   FixingLookup fixings;
   std::function<void(const RunResult&)> on_run;
-  Status status;
+  Status store_status;  // the last failed store write, or OK
+  uint64_t events_applied = 0;
+  uint64_t resume_after = 0;  // the stored state's last_seq, from Load()
 
-  std::vector<FutureState> futures;        // by instrument id
-  std::vector<int64_t> spot_delivery_day;  // by instrument id
-  std::vector<PendingFill> pending;
-  // positions[instrument][account] as of the last run.
-  std::vector<std::vector<int64_t>> positions;
-  // Each account's cash as this replay has seen it: opening collateral,
-  // transfers and runs (the ledger balance once the replay is complete).
-  std::vector<int64_t> cash;
-  std::unordered_map<uint64_t, SpotTrade> spot_trades;
-  // Deposits and withdrawals booked since the last run (the first run:
-  // the opening collateral too), for the next run's report.
-  std::vector<CashLine> transfers;
   std::map<int64_t, RunReport> reports;
   std::map<int64_t, RunResult> results;
-  // Dates whose bookings reached the engine (kCollateralChanged events).
-  std::set<int64_t> applied_dates;
 
   std::size_t accounts() const { return config.ledger.account_member.size(); }
   uint32_t MemberOf(uint32_t account) const {
@@ -160,6 +132,7 @@ struct SettlementService::State {
       if (config.instruments[i].future) positions[i].assign(accounts(), 0);
     }
     cash.assign(accounts(), 0);
+    transferred.assign(accounts(), 0);
     for (std::size_t a = 1; a < accounts(); ++a) {
       if (a < config.opening_collateral.size() && MemberOf(uint32_t(a)) != 0 &&
           config.opening_collateral[a] > 0) {
@@ -262,7 +235,10 @@ struct SettlementService::State {
     m.account = e.account.value;
     m.ref = e.seq.value;
     m.amount_micros = e.quantity.lots;
-    if (m.account < cash.size()) cash[m.account] += m.amount_micros;
+    if (m.account < cash.size()) {
+      cash[m.account] += m.amount_micros;
+      transferred[m.account] += m.amount_micros;
+    }
     const Status st = ledger->PostTransfer(m);
     if (!st.ok() && status.ok()) status = st;
     if (st.ok())
@@ -306,14 +282,84 @@ struct SettlementService::State {
   // run, then the run's movements).
   void ListTradesAndCash(int64_t date, const std::vector<PendingFill>& today,
                          const std::vector<Movement>& movements,
-                         RunReport* report) const;
+                         std::size_t transfer_lines, RunReport* report) const;
 
-  void Run(int64_t date);
+  // What the run of `date` reads of the market now, at its settlement
+  // instant.
+  DayClose Close(int64_t date) const {
+    DayClose close;
+    for (uint32_t i = 1; i < config.instruments.size(); ++i) {
+      if (!config.instruments[i].future) continue;
+      const FutureState& f = futures[i];
+      DayClose::Book b;
+      b.instrument = i;
+      if (f.trade_day == date) {
+        b.window_notional = f.window_notional;
+        b.window_lots = f.window_lots;
+        b.last_trade = f.last_trade;
+      }
+      b.best_bid = f.bids.empty() ? 0 : f.bids.rbegin()->first;
+      b.best_ask = f.asks.empty() ? 0 : f.asks.begin()->first;
+      close.books.push_back(b);
+    }
+    close.transferred = transferred;
+    close.transfer_count = transfer_base + transfers.size();
+    return close;
+  }
+
+  // Runs `date` from `close`; a refusal stops settlement at that date,
+  // keeping the close for a re-run.
+  void Settle(int64_t date, DayClose close) {
+    Status st = Run(date, close);
+    if (st.ok()) return;
+    status = std::move(st);
+    refused_date = date;
+    waiting[date] = std::move(close);
+    Persist(nullptr);
+  }
+
+  // The operator's re-run of the refused `date` (a sequenced
+  // kSettlementRerun): runs it and every date waiting behind it, in order,
+  // until one is refused again. Anything else changes nothing.
+  void Rerun(int64_t date) {
+    if (status.ok() || refused_date != date || waiting.empty()) return;
+    status = Status::Ok();
+    refused_date = 0;
+    std::map<int64_t, DayClose> queue = std::move(waiting);
+    waiting.clear();
+    for (auto it = queue.begin(); it != queue.end(); ++it) {
+      if (!status.ok()) {
+        waiting.insert(it, queue.end());
+        break;
+      }
+      Settle(it->first, std::move(it->second));
+    }
+    Persist(nullptr);
+  }
+
+  // Stores the live state (and the report of `day`, when given) with
+  // last_seq, so that a restart resumes after it. A failed write is kept in
+  // store_status: the journal still has the events, a restart feeds more.
+  void Persist(const RunReport* day) {
+    if (!persist) return;
+    std::vector<std::pair<std::string, std::string>> records;
+    if (day != nullptr) {
+      records.emplace_back(DayKey(day->date),
+                           internal::EncodeDay(*day, results[day->date]));
+    }
+    records.emplace_back(kLiveKey, internal::EncodeLive(*this));
+    Status st = ledger->PutRecords(records);
+    if (!st.ok()) store_status = std::move(st);
+  }
+
+  Status Load();
+  Status Run(int64_t date, const DayClose& close);
 };
 
 void SettlementService::State::ListTradesAndCash(
     int64_t date, const std::vector<PendingFill>& today,
-    const std::vector<Movement>& movements, RunReport* report) const {
+    const std::vector<Movement>& movements, std::size_t transfer_lines,
+    RunReport* report) const {
   std::vector<TradeLine>& trades = report->trades;
   trades.reserve(today.size());
   for (const PendingFill& f : today) {
@@ -333,7 +379,9 @@ void SettlementService::State::ListTradesAndCash(
                         x.lots) < std::tie(y.match_time, y.trade_id,
                                            y.instrument, y.account, y.lots);
       });
-  report->cash = transfers;
+  report->cash.assign(
+      transfers.begin(),
+      transfers.begin() + static_cast<std::ptrdiff_t>(transfer_lines));
   const std::size_t first_run = report->cash.size();
   for (const Movement& m : movements) {
     report->cash.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
@@ -346,8 +394,7 @@ void SettlementService::State::ListTradesAndCash(
       });
 }
 
-void SettlementService::State::Run(int64_t date) {
-  if (!status.ok()) return;
+Status SettlementService::State::Run(int64_t date, const DayClose& close) {
   RunReport report;
   report.date = date;
   std::vector<Movement> movements;
@@ -372,13 +419,17 @@ void SettlementService::State::Run(int64_t date) {
       DspInput d;
       d.tick = c.tick;
       d.prior = f.settle != 0 ? f.settle : c.initial_reference;
-      if (f.trade_day == date) {
-        d.window_notional = f.window_notional;
-        d.window_lots = f.window_lots;
-        d.last_trade = f.last_trade;
+      const auto b = std::lower_bound(close.books.begin(), close.books.end(), i,
+                                      [](const DayClose::Book& x, uint32_t id) {
+                                        return x.instrument < id;
+                                      });
+      if (b != close.books.end() && b->instrument == i) {
+        d.window_notional = b->window_notional;
+        d.window_lots = b->window_lots;
+        d.last_trade = b->last_trade;
+        d.best_bid = b->best_bid;
+        d.best_ask = b->best_ask;
       }
-      d.best_bid = f.bids.empty() ? 0 : f.bids.rbegin()->first;
-      d.best_ask = f.asks.empty() ? 0 : f.asks.begin()->first;
       d.expiring = c.last_trading_day == date;
       in.push_back(d);
     }
@@ -438,11 +489,10 @@ void SettlementService::State::Run(int64_t date) {
     sides.reserve(today.size());
     for (const PendingFill& f : today) {
       if (price[f.instrument] == 0) {
-        status = FailedPreconditionError(
+        return FailedPreconditionError(
             "settlement of " + DateText(date) +
             " refused: every fill is counted exactly once (trade " +
             std::to_string(f.trade_id) + " of an unsettled contract)");
-        return;
       }
       sides.push_back({f.instrument, f.trade_id, f.lots});
     }
@@ -460,13 +510,12 @@ void SettlementService::State::Run(int64_t date) {
         ++end;
       }
       if (end - k != 2 || sum != 0) {
-        status = FailedPreconditionError(
+        return FailedPreconditionError(
             "settlement of " + DateText(date) +
             " refused: every fill is counted exactly once (trade " +
             std::to_string(sides[k].trade_id) + " has " +
             std::to_string(end - k) + " sides netting to " +
             std::to_string(sum) + ")");
-        return;
       }
       k = end;
     }
@@ -520,12 +569,11 @@ void SettlementService::State::Run(int64_t date) {
       }
     }
     // Fills of unknown accounts would be skipped above: refuse instead.
-    while (j < today.size() && today[j].instrument == i) {
-      status = FailedPreconditionError(
+    if (j < today.size() && today[j].instrument == i) {
+      return FailedPreconditionError(
           "settlement of " + DateText(date) +
           " refused: every fill is counted exactly once (account " +
           std::to_string(today[j].account) + " is unknown)");
-      return;
     }
     next = j;
     // Positions net to zero per contract.
@@ -536,11 +584,10 @@ void SettlementService::State::Run(int64_t date) {
       open += std::max<int64_t>(p, 0);
     }
     if (sum != 0) {
-      status = FailedPreconditionError(
+      return FailedPreconditionError(
           "settlement of " + DateText(date) +
           " refused: positions net to zero per contract (" + c.symbol +
           " nets to " + std::to_string(sum) + ")");
-      return;
     }
     for (ContractSettlement& out : report.contracts) {
       if (out.instrument == i) out.open_interest = open;
@@ -564,7 +611,13 @@ void SettlementService::State::Run(int64_t date) {
   }
   report.spot_trades_paid = paid.size();
   report.movements = movements.size();
-  ListTradesAndCash(date, today, movements, &report);
+  // The transfers booked by the settlement instant (all of them, unless
+  // this is a re-run of a date that waited).
+  const std::size_t transfer_lines = std::min<std::size_t>(
+      transfers.size(), close.transfer_count > transfer_base
+                            ? close.transfer_count - transfer_base
+                            : 0);
+  ListTradesAndCash(date, today, movements, transfer_lines, &report);
 
   // The prices and positions after the run.
   std::vector<int64_t> settle(config.instruments.size(), 0);
@@ -580,7 +633,8 @@ void SettlementService::State::Run(int64_t date) {
   std::vector<int64_t> net(accounts(), 0);
   for (const Movement& m : movements) net[m.account] += m.amount_micros;
   // Initial margin at the new prices, collateral after the run (the cash
-  // this replay has seen, so a re-run reports what the first run did).
+  // this stream has seen at the settlement instant, so a re-run reports
+  // what the first run did), and the margin call when it falls short.
   std::vector<exchange::MarginLeg> legs;
   for (AccountSettlement& line : lines) {
     if (line.member == 0) continue;
@@ -596,17 +650,22 @@ void SettlementService::State::Run(int64_t date) {
     }
     line.initial_margin =
         legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin);
-    line.collateral = cash[line.account] + net[line.account];
+    line.collateral =
+        cash[line.account] -
+        (transferred[line.account] - (line.account < close.transferred.size()
+                                          ? close.transferred[line.account]
+                                          : 0)) +
+        net[line.account];
+    line.margin_call = line.initial_margin > line.collateral
+                           ? line.initial_margin - line.collateral
+                           : 0;
   }
   report.accounts = std::move(lines);
 
   // ---- Book it ----
   auto outcome =
       ledger->PostRun(date, std::move(movements), LedgerReport(report));
-  if (!outcome.has_value()) {
-    status = outcome.error();
-    return;
-  }
+  if (!outcome.has_value()) return outcome.error();
   // Committed: advance the state.
   positions = std::move(new_positions);
   pending = std::move(later);
@@ -617,7 +676,10 @@ void SettlementService::State::Run(int64_t date) {
       it->second.reported = true;
     }
   }
-  transfers.clear();
+  transfers.erase(
+      transfers.begin(),
+      transfers.begin() + static_cast<std::ptrdiff_t>(transfer_lines));
+  transfer_base += transfer_lines;
   for (std::size_t a = 0; a < net.size(); ++a) cash[a] += net[a];
   for (const ContractSettlement& cs : report.contracts) {
     FutureState& f = futures[cs.instrument];
@@ -632,9 +694,49 @@ void SettlementService::State::Run(int64_t date) {
       result.bookings.emplace_back(static_cast<uint32_t>(a), net[a]);
   }
   result.contracts = report.contracts;
-  reports[date] = std::move(report);
   results[date] = result;
+  const RunReport& stored = reports[date] = std::move(report);
+  Persist(&stored);
   if (on_run && !outcome.value().already_settled) on_run(result);
+  return Status::Ok();
+}
+
+// Loads the stored live state and the settled dates' reports (none stored:
+// the whole journal is fed again, as before they were kept), over what
+// Init() set up for the config (internal::Adopt).
+Status SettlementService::State::Load() {
+  auto records = ledger->Records();
+  if (!records.has_value()) return records.error();
+  const std::vector<std::pair<std::string, std::string>>& all = records.value();
+  const auto live = std::find_if(all.begin(), all.end(), [](const auto& r) {
+    return r.first == kLiveKey;
+  });
+  if (live == all.end()) return Status::Ok();
+  internal::LiveState stored;
+  CFX_RETURN_IF_ERROR(internal::DecodeLive(live->second, &stored));
+  CFX_RETURN_IF_ERROR(internal::Adopt(std::move(stored), this));
+  resume_after = last_seq;
+  for (const auto& [key, value] : all) {
+    if (key.empty() || key[0] != kDayPrefix) continue;
+    RunReport report;
+    RunResult result;
+    Status st = internal::DecodeDay(value, &report, &result);
+    if (!st.ok())
+      return DataLossError(st.message() + " (" + key.substr(1) + ")");
+    if (DayKey(report.date) != key || !ledger->IsSettled(report.date)) {
+      return DataLossError("settlement state: the report of " +
+                           DateText(report.date) +
+                           " is not a date the ledger settled");
+    }
+    report.accounts.resize(accounts());
+    for (uint32_t a = 0; a < report.accounts.size(); ++a) {
+      report.accounts[a].account = a;
+      report.accounts[a].member = MemberOf(a);
+    }
+    results[report.date] = std::move(result);
+    reports[report.date] = std::move(report);
+  }
+  return Status::Ok();
 }
 
 SettlementService::SettlementService(std::unique_ptr<State> s)
@@ -648,7 +750,9 @@ Result<std::unique_ptr<SettlementService>> SettlementService::Open(
   auto s = std::make_unique<State>();
   s->config = config;
   s->ledger = std::move(ledger).value();
+  s->persist = true;
   s->Init();
+  CFX_RETURN_IF_ERROR(s->Load());
   Status st = s->BookOpeningCollateral();
   if (!st.ok()) return st;
   return std::unique_ptr<SettlementService>(
@@ -675,6 +779,13 @@ void SettlementService::set_on_run(std::function<void(const RunResult&)> fn) {
 
 void SettlementService::OnEvent(const Event& e) {
   State& s = *s_;
+  // The stored state holds every event through resume_after already: it is
+  // stored while applying an INDEX_FIXING or SETTLEMENT_RERUN event, and
+  // each of those commands has that one event. (The events of one command
+  // share its seq: only whole commands are skipped.)
+  if (e.seq.value <= s.resume_after) return;
+  s.last_seq = e.seq.value;
+  ++s.events_applied;
   switch (e.type) {
     case EventType::kTrade:
       s.OnTrade(e);
@@ -699,17 +810,44 @@ void SettlementService::OnEvent(const Event& e) {
       break;
     case EventType::kIndexFixing: {
       const int64_t day = e.count;
-      if (s.config.calendar.IsBusinessDay(day) && s.reports.count(day) == 0) {
-        s.Run(day);
+      if (!s.config.calendar.IsBusinessDay(day) || s.reports.count(day) != 0 ||
+          s.waiting.count(day) != 0) {
+        break;
       }
+      if (s.status.ok()) {
+        s.Settle(day, s.Close(day));
+      } else if (s.refused_date != 0) {
+        // Stopped by a refused run: the day waits for the operator's
+        // re-run with its close.
+        s.waiting[day] = s.Close(day);
+        s.Persist(nullptr);
+      }
+      // Stopped otherwise (a transfer the ledger could not book): nothing
+      // is stored, so a restart retries from the last stored state.
       break;
     }
+    case EventType::kSettlementRerun:
+      s.Rerun(static_cast<int64_t>(e.count));
+      break;
     default:
       break;
   }
 }
 
 const Status& SettlementService::status() const { return s_->status; }
+int64_t SettlementService::refused_date() const { return s_->refused_date; }
+std::vector<int64_t> SettlementService::WaitingDates() const {
+  std::vector<int64_t> out;
+  for (const auto& [d, close] : s_->waiting) out.push_back(d);
+  return out;
+}
+const Status& SettlementService::store_status() const {
+  return s_->store_status;
+}
+uint64_t SettlementService::last_applied_seq() const { return s_->last_seq; }
+uint64_t SettlementService::events_applied() const {
+  return s_->events_applied;
+}
 const SettlementConfig& SettlementService::config() const { return s_->config; }
 const Ledger& SettlementService::ledger() const { return *s_->ledger; }
 

@@ -91,6 +91,9 @@ struct AccountSettlement {
   int64_t spot_cash = 0;         // received (> 0) or paid (< 0)
   int64_t initial_margin = 0;    // after the run, at the new prices
   int64_t collateral = 0;        // ledger balance after the run
+  // The margin call the run issues: initial_margin - collateral when the
+  // collateral is below the initial margin, else 0 (margin_call.h).
+  int64_t margin_call = 0;
 };
 
 // One fill of the business day: one side of a futures or spot trade.
@@ -143,9 +146,23 @@ struct RunResult {
 // business day's settlement instant (the sequenced kIndexFixing event, at
 // the fixing time) runs the day: DSPs, variation margin, final settlement
 // on last trading days, spot cash; books it in the ledger and checks the
-// invariants. Everything but the ledger is derived from the event stream,
-// so a restart feeds the whole journal again; a run of a date the ledger
-// already has is recomputed and must match exactly.
+// invariants. After each run, an account whose collateral is below its
+// initial margin gets a margin call (AccountSettlement::margin_call).
+//
+// Store (Open): with every run the service stores what it derived from the
+// event stream (positions, the day's fills, books, spot trades, reports)
+// and the seq of the last event applied, in the ledger's database, so a
+// restart loads it and applies only the events after last_applied_seq():
+// feeding the whole journal is safe, earlier events are skipped. A run of
+// a date the ledger already has (after a crash between the ledger's write
+// and the state's) is recomputed and must match exactly.
+//
+// Recovery: a refused run stops settlement at its date (refused_date(),
+// status() names the broken invariant); every business day whose
+// settlement instant comes meanwhile waits with the market as it was at
+// that instant (WaitingDates()). A sequenced kSettlementRerun of the
+// refused date (the admin's `cfx settle rerun`) runs it again and then the
+// waiting dates in order; a re-run of any other date changes nothing.
 //
 // Thread: one thread (the gateway thread) calls everything.
 class SettlementService {
@@ -164,17 +181,30 @@ class SettlementService {
   // Called after each run that booked something new.
   void set_on_run(std::function<void(const RunResult&)> fn);
 
-  // Applies one durable event, in seq order.
+  // Applies one durable event, in seq order; events with seq <=
+  // last_applied_seq() are skipped.
   void OnEvent(const exchange::Event& e);
 
   // OK, or the error that stopped settlement (a refused run names the
-  // broken invariant); once stopped, no further run is attempted.
+  // broken invariant); once stopped, no further run is attempted until
+  // the refused date is re-run.
   const Status& status() const;
+  // The business date whose run was refused; 0 when none is.
+  int64_t refused_date() const;
+  // The refused date and the dates waiting behind it, ascending.
+  std::vector<int64_t> WaitingDates() const;
+  // OK, or the last failed write of the stored state (not fatal: a restart
+  // then applies more of the journal).
+  const Status& store_status() const;
+  // The seq of the last event applied (loaded from the store by Open).
+  uint64_t last_applied_seq() const;
+  // Events applied (not skipped) by this process.
+  uint64_t events_applied() const;
 
   const SettlementConfig& config() const;
   const Ledger& ledger() const;
-  // The report of a settled date (this process's replay or run); nullptr
-  // if none.
+  // The report of a settled date (stored, replayed or run); nullptr if
+  // none.
   const RunReport* Report(int64_t date) const;
   std::vector<int64_t> SettledDates() const;
   // The contract's last settlement price (0 = none yet).

@@ -1,6 +1,7 @@
 #include "settlement/settlement_service.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/db.h>
 
 #include <cstdint>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "settlement/margin_call.h"
 #include "settlement/settlement_report.h"
 #include "tests/support/temp_dir.h"
 
@@ -98,6 +100,13 @@ class Stream {
     e.count = static_cast<uint32_t>(day);
     events_.push_back(e);
   }
+  // The admin's re-run of the refused `day`, sequenced at `ts`.
+  void Rerun(int64_t day, int64_t ts) {
+    Event e = Next(EventType::kSettlementRerun, ts);
+    e.count = static_cast<uint32_t>(day);
+    events_.push_back(e);
+  }
+  uint64_t last_seq() const { return seq_; }
   uint64_t last_trade_id() const { return trade_id_; }
   const std::vector<Event>& events() const { return events_; }
   void FeedTo(SettlementService& s) const {
@@ -407,6 +416,17 @@ TEST(SettlementService, ReplayingTheJournalChangesNothing) {
   EXPECT_EQ(svc.value()->ledger().SettledDates().size(), 3u);
 }
 
+// Removes the service's stored state from its data dir: what a data dir
+// written before the state was stored looks like (or one where a crash
+// came between a run's ledger write and its state write). The next Open
+// then feeds the whole journal again and recomputes every settled date.
+void DropStoredState(const std::string& dir) {
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(rocksdb::Options(), dir, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  ASSERT_TRUE(db->Delete(rocksdb::WriteOptions(), "xs").ok());
+}
+
 TEST(SettlementService, ARerunThatDiffersIsRefused) {
   TempDir dir;
   {
@@ -414,6 +434,7 @@ TEST(SettlementService, ARerunThatDiffersIsRefused) {
     ASSERT_TRUE(svc.has_value());
     ThreeDays().FeedTo(*svc.value());
   }
+  DropStoredState(dir.path());
   // Another history for the same dates: day 2 trades at $6.10.
   Stream other;
   other.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 3);
@@ -625,6 +646,320 @@ TEST(SettlementService, FinalSettlementShowsPositionZeroAndTheClosedQuantity) {
                       "\"321.200000\",\"closed\":true,\"final_quantity\":2}"),
             std::string::npos)
       << json;
+}
+
+// ---- Margin calls ----
+
+// A2 opens with $1,000 and buys 2 XB2SZ6 at $5.90: IM 2 x 730 x 5.90 x 15 %
+// = $1,292.10, so the run calls $292.10.
+SettlementConfig ShortConfig() {
+  SettlementConfig c = TestConfig();
+  c.opening_collateral[2] = Usd(100'000);
+  return c;
+}
+
+TEST(SettlementService, AnAccountBelowItsInitialMarginGetsAMarginCall) {
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 2, 3);
+  s.Fixing(kDec1);
+  auto svc = SettlementService::InMemory(ShortConfig());
+  s.FeedTo(*svc);
+  ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
+  const RunReport* r = svc->Report(kDec1);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->accounts[2].initial_margin, Usd(129'210));
+  EXPECT_EQ(r->accounts[2].collateral, Usd(100'000));
+  EXPECT_EQ(r->accounts[2].margin_call, Usd(29'210));
+  EXPECT_EQ(r->accounts[3].margin_call, 0);  // $1,000,000 covers its IM
+  const std::vector<MarginCall> calls = MarginCalls(*r, svc->ledger());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].account, 2u);
+  EXPECT_EQ(calls[0].member, 1u);
+  EXPECT_EQ(calls[0].amount_due, Usd(29'210));
+  EXPECT_EQ(calls[0].outstanding, Usd(29'210));
+  EXPECT_FALSE(calls[0].met);
+  // CM-2 sees none of CM-1's calls.
+  EXPECT_TRUE(MarginCalls(*r, svc->ledger(), 2).empty());
+  EXPECT_NE(
+      ReportJson(ShortConfig(), *r).find("\"margin_call\":\"292.100000\""),
+      std::string::npos);
+}
+
+TEST(SettlementService, ADepositMeetsTheCallAtOnceAndTheNextRunIssuesNone) {
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 2, 3);
+  s.Fixing(kDec1);
+  auto svc = SettlementService::InMemory(ShortConfig());
+  s.FeedTo(*svc);
+  // $200 is not enough: still $92.10 outstanding.
+  Event d = s.events().back();
+  auto deposit = [&](int64_t micros, uint64_t seq) {
+    Event e;
+    e.type = EventType::kCollateralChanged;
+    e.seq = exchange::Seq{seq};
+    e.ts = exchange::Timestamp{At(kDec1 + 1, 9)};
+    e.account = exchange::AccountId{2};
+    e.quantity = exchange::Quantity{micros};
+    svc->OnEvent(e);
+  };
+  deposit(Usd(20'000), d.seq.value + 1);
+  std::vector<MarginCall> calls =
+      MarginCalls(*svc->Report(kDec1), svc->ledger());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_FALSE(calls[0].met);
+  EXPECT_EQ(calls[0].collateral_now, Usd(120'000));
+  EXPECT_EQ(calls[0].outstanding, Usd(9'210));
+  // Another $100 covers the IM: the call shows MET at the next query.
+  deposit(Usd(10'000), d.seq.value + 2);
+  calls = MarginCalls(*svc->Report(kDec1), svc->ledger());
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_TRUE(calls[0].met);
+  EXPECT_EQ(calls[0].outstanding, 0);
+  EXPECT_EQ(calls[0].amount_due, Usd(29'210));  // what the run called
+  // The next run (no trade: Tier 3 keeps $5.90) issues no call.
+  Event f = d;
+  f.seq = exchange::Seq{d.seq.value + 3};
+  f.ts = exchange::Timestamp{At(kDec1 + 1, 21)};
+  f.count = static_cast<uint32_t>(kDec1 + 1);
+  svc->OnEvent(f);
+  ASSERT_NE(svc->Report(kDec1 + 1), nullptr);
+  EXPECT_EQ(svc->Report(kDec1 + 1)->accounts[2].margin_call, 0);
+  EXPECT_TRUE(MarginCalls(*svc->Report(kDec1 + 1), svc->ledger()).empty());
+}
+
+// ---- Start-up from the stored state ----
+
+// Every report of `svc` as JSON, by date.
+std::map<int64_t, std::string> AllReports(const SettlementConfig& config,
+                                          const SettlementService& svc) {
+  std::map<int64_t, std::string> out;
+  for (const int64_t d : svc.SettledDates()) {
+    out[d] = ReportJson(config, *svc.Report(d));
+  }
+  return out;
+}
+
+// Five business days, the last one cut by the restart after its trades.
+Stream FiveDays() {
+  Stream s = ThreeDays();
+  s.Deposit(2, At(kDec1 + 3, 9), Usd(50'000));
+  s.Trade(kDec, At(kDec1 + 3, 20, 50), 610, 1, 3, 1);
+  s.Trade(kJan, At(kDec1 + 3, 20, 52), 600, 2, 4, 2);
+  s.Fixing(kDec1 + 3);  // Friday
+  s.Fixing(kDec1 + 4);  // the weekend: no run
+  s.Fixing(kDec1 + 5);
+  s.Trade(kDec, At(kDec1 + 6, 20, 55), 620, 3, 2, 3);
+  s.Fixing(kDec1 + 6);  // Monday
+  return s;
+}
+
+TEST(SettlementService, ARestartLoadsItsStateAndAppliesOnlyTheLaterEvents) {
+  const Stream s = FiveDays();
+  // The uninterrupted run.
+  auto whole = SettlementService::InMemory(TestConfig());
+  s.FeedTo(*whole);
+  ASSERT_TRUE(whole->status().ok()) << whole->status().ToString();
+  ASSERT_EQ(whole->SettledDates().size(), 5u);
+
+  // The same stream, stopped after Friday's run, the weekend's fixings and
+  // Monday's trade: a restart before Monday's fixing.
+  TempDir dir;
+  const std::vector<Event>& events = s.events();
+  const std::size_t cut = events.size() - 1;
+  uint64_t stored_seq = 0;
+  for (const Event& e : events) {
+    if (e.type == EventType::kIndexFixing && e.count == kDec1 + 3) {
+      stored_seq = e.seq.value;  // the state is stored with Friday's run
+    }
+  }
+  ASSERT_GT(stored_seq, 0u);
+  {
+    auto first = SettlementService::Open(TestConfig(), dir.path());
+    ASSERT_TRUE(first.has_value()) << first.error().ToString();
+    for (std::size_t i = 0; i < cut; ++i) first.value()->OnEvent(events[i]);
+    EXPECT_EQ(first.value()->last_applied_seq(), events[cut - 1].seq.value);
+  }
+  auto svc = SettlementService::Open(TestConfig(), dir.path());
+  ASSERT_TRUE(svc.has_value()) << svc.error().ToString();
+  // It starts from the state stored with Friday's run, not from seq 0.
+  EXPECT_EQ(svc.value()->last_applied_seq(), stored_seq);
+  EXPECT_EQ(svc.value()->SettledDates().size(), 4u);
+  int runs = 0;
+  svc.value()->set_on_run([&runs](const RunResult&) { ++runs; });
+  s.FeedTo(*svc.value());  // the whole journal, as the server feeds it
+  ASSERT_TRUE(svc.value()->status().ok()) << svc.value()->status().ToString();
+  uint64_t later = 0;
+  for (const Event& e : events) later += e.seq.value > stored_seq ? 1 : 0;
+  EXPECT_EQ(svc.value()->events_applied(), later);
+  EXPECT_EQ(later, 4u);  // two weekend fixings, Monday's trade and fixing
+  EXPECT_EQ(runs, 1);    // Monday only
+  // Byte-identical reports, positions, collateral and unapplied results.
+  EXPECT_EQ(AllReports(TestConfig(), *svc.value()),
+            AllReports(TestConfig(), *whole));
+  for (uint32_t a = 1; a <= 4; ++a) {
+    EXPECT_EQ(svc.value()->ledger().Balance(a), whole->ledger().Balance(a));
+    EXPECT_EQ(svc.value()->Position(a, kDec), whole->Position(a, kDec));
+    EXPECT_EQ(svc.value()->Position(a, kJan), whole->Position(a, kJan));
+  }
+  EXPECT_EQ(svc.value()->UnappliedResults().size(),
+            whole->UnappliedResults().size());
+}
+
+TEST(SettlementService, EveryEventOfACommandApplies) {
+  // A match: the order's acceptance, the trade and the book level all carry
+  // the command's seq.
+  std::vector<Event> events(3);
+  events[0].type = EventType::kOrderAccepted;
+  events[1].type = EventType::kTrade;
+  events[1].instrument = exchange::InstrumentId{kDec};
+  events[1].trade_id = exchange::TradeId{1};
+  events[1].side = exchange::Side::kBuy;
+  events[1].account = exchange::AccountId{1};
+  events[1].counter_account = exchange::AccountId{3};
+  events[1].price = exchange::Price{Px(590)};
+  events[1].quantity = exchange::Quantity{2};
+  events[2].type = EventType::kBookLevel;
+  events[2].instrument = exchange::InstrumentId{kDec};
+  events[2].side = exchange::Side::kSell;
+  events[2].price = exchange::Price{Px(600)};
+  events[2].quantity = exchange::Quantity{1};
+  for (Event& e : events) {
+    e.seq = exchange::Seq{1};
+    e.ts = exchange::Timestamp{At(kDec1, 20, 50)};
+  }
+  Event fixing;
+  fixing.type = EventType::kIndexFixing;
+  fixing.seq = exchange::Seq{2};
+  fixing.ts = exchange::Timestamp{At(kDec1, 21)};
+  fixing.count = static_cast<uint32_t>(kDec1);
+  events.push_back(fixing);
+  TempDir dir;
+  auto svc = SettlementService::Open(TestConfig(), dir.path());
+  ASSERT_TRUE(svc.has_value());
+  for (const Event& e : events) svc.value()->OnEvent(e);
+  EXPECT_EQ(svc.value()->events_applied(), 4u);
+  EXPECT_EQ(svc.value()->Position(1, kDec), 2);
+  EXPECT_EQ(Find(*svc.value()->Report(kDec1), kDec)->price, Px(590));
+}
+
+// ---- Operator recovery ----
+
+// The config with account 5 (A5, CM-2): the fix of the refused run below.
+SettlementConfig FixedConfig() {
+  SettlementConfig c = TestConfig();
+  c.ledger.account_member.push_back(2);
+  c.account_names.push_back("A5");
+  c.opening_collateral.push_back(kOpening);
+  return c;
+}
+
+// Day 1 trades with account 5, which TestConfig() lacks: its run is
+// refused. Day 2 trades between known accounts; day 3 comes after the
+// admin's re-run of day 1.
+Stream RefusedThenRerun(int64_t rerun_day) {
+  Stream s;
+  s.Trade(kDec, At(kDec1, 20, 50), 590, 2, 1, 5);
+  s.Fixing(kDec1);
+  s.Trade(kDec, At(kDec1 + 1, 20, 55), 600, 1, 2, 4);
+  s.Fixing(kDec1 + 1);
+  s.Rerun(rerun_day, At(kDec1 + 2, 9));
+  s.Trade(kDec, At(kDec1 + 2, 20, 50), 610, 1, 5, 1);
+  s.Fixing(kDec1 + 2);
+  return s;
+}
+
+TEST(SettlementService, ARefusedRunWaitsThenTheAdminsRerunSettlesItAndLater) {
+  TempDir dir;
+  const Stream s = RefusedThenRerun(kDec1);
+  const std::vector<Event>& events = s.events();
+  const std::size_t before_rerun = 4;  // trade, fixing, trade, fixing
+  {
+    auto svc = SettlementService::Open(TestConfig(), dir.path());
+    ASSERT_TRUE(svc.has_value());
+    for (std::size_t i = 0; i < before_rerun; ++i) {
+      svc.value()->OnEvent(events[i]);
+    }
+    EXPECT_FALSE(svc.value()->status().ok());
+    EXPECT_NE(svc.value()->status().message().find(
+                  "every fill is counted exactly once (account 5 is unknown)"),
+              std::string::npos)
+        << svc.value()->status().ToString();
+    EXPECT_EQ(svc.value()->refused_date(), kDec1);
+    EXPECT_EQ(svc.value()->WaitingDates(),
+              (std::vector<int64_t>{kDec1, kDec1 + 1}));
+    EXPECT_TRUE(svc.value()->SettledDates().empty());
+  }
+  // The operator fixes the cause (the config gains account 5) and
+  // restarts: the refusal is still there, with the waiting dates.
+  auto svc = SettlementService::Open(FixedConfig(), dir.path());
+  ASSERT_TRUE(svc.has_value()) << svc.error().ToString();
+  EXPECT_EQ(svc.value()->refused_date(), kDec1);
+  EXPECT_EQ(svc.value()->WaitingDates(),
+            (std::vector<int64_t>{kDec1, kDec1 + 1}));
+  int runs = 0;
+  svc.value()->set_on_run([&runs](const RunResult&) { ++runs; });
+  // A re-run of another date changes nothing.
+  Stream wrong = RefusedThenRerun(kDec1 + 1);
+  svc.value()->OnEvent(wrong.events()[before_rerun]);
+  EXPECT_EQ(svc.value()->refused_date(), kDec1);
+  EXPECT_EQ(runs, 0);
+  // The whole journal, with the admin's re-run of day 1 and day 3 after it.
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    Event e = events[i];
+    e.seq = exchange::Seq{e.seq.value + (i >= before_rerun ? 1 : 0)};
+    svc.value()->OnEvent(e);
+  }
+  ASSERT_TRUE(svc.value()->status().ok()) << svc.value()->status().ToString();
+  EXPECT_EQ(svc.value()->refused_date(), 0);
+  EXPECT_TRUE(svc.value()->WaitingDates().empty());
+  EXPECT_EQ(svc.value()->SettledDates(),
+            (std::vector<int64_t>{kDec1, kDec1 + 1, kDec1 + 2}));
+  EXPECT_EQ(runs, 3);
+  // Day 1 settled as it would have at its instant: A1 long 2 at $5.90.
+  EXPECT_EQ(Find(*svc.value()->Report(kDec1), kDec)->price, Px(590));
+  // Day 2's DSP came from day 2's window, kept while it waited: $6.00.
+  EXPECT_EQ(Find(*svc.value()->Report(kDec1 + 1), kDec)->price, Px(600));
+  EXPECT_EQ(svc.value()->Position(1, kDec), 1);
+  EXPECT_EQ(svc.value()->Position(5, kDec), -1);
+  EXPECT_EQ(svc.value()->ledger().HouseBalance(), 0);
+
+  // The same journal on the fixed config from scratch: day 1 settles at
+  // its fixing, the re-run finds nothing to do, and every report matches.
+  auto fresh = SettlementService::InMemory(FixedConfig());
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    Event e = events[i];
+    e.seq = exchange::Seq{e.seq.value + (i >= before_rerun ? 1 : 0)};
+    fresh->OnEvent(e);
+  }
+  ASSERT_TRUE(fresh->status().ok()) << fresh->status().ToString();
+  EXPECT_EQ(AllReports(FixedConfig(), *svc.value()),
+            AllReports(FixedConfig(), *fresh));
+}
+
+TEST(SettlementService, ARestartAfterTheRerunReproducesIt) {
+  TempDir dir;
+  const Stream s = RefusedThenRerun(kDec1);
+  {
+    auto svc = SettlementService::Open(TestConfig(), dir.path());
+    ASSERT_TRUE(svc.has_value());
+    for (std::size_t i = 0; i < 4; ++i) svc.value()->OnEvent(s.events()[i]);
+  }
+  std::map<int64_t, std::string> reports;
+  {
+    auto svc = SettlementService::Open(FixedConfig(), dir.path());
+    ASSERT_TRUE(svc.has_value());
+    s.FeedTo(*svc.value());
+    ASSERT_TRUE(svc.value()->status().ok());
+    reports = AllReports(FixedConfig(), *svc.value());
+  }
+  auto svc = SettlementService::Open(FixedConfig(), dir.path());
+  ASSERT_TRUE(svc.has_value());
+  EXPECT_EQ(svc.value()->last_applied_seq(), s.last_seq());
+  s.FeedTo(*svc.value());
+  EXPECT_EQ(svc.value()->events_applied(), 0u);
+  EXPECT_TRUE(svc.value()->status().ok());
+  EXPECT_EQ(AllReports(FixedConfig(), *svc.value()), reports);
+  ASSERT_EQ(reports.size(), 3u);
 }
 
 }  // namespace
