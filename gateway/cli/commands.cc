@@ -1338,6 +1338,103 @@ int RunSettleReport(const GlobalOptions& g, const SettleArgs& a) {
   return kExitOk;
 }
 
+struct CallsArgs {
+  std::string date;
+  std::string account;
+};
+
+int RunSettleCalls(const GlobalOptions& g, const CallsArgs& a) {
+  if (!a.date.empty()) {
+    if (const int rc = CheckDate(a.date, "DATE"); rc != kExitOk) return rc;
+  }
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  w::MarginCallQuery* q = e.mutable_margin_call_query();
+  q->set_request_id(RequestId());
+  q->set_date(a.date);
+  q->set_account(a.account);
+  const uint64_t id = q->request_id();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  w::MarginCallList list;
+  bool first = true;
+  const int rc = c.Await("margin calls", "the margin calls", milliseconds(0),
+                         [&](const w::Envelope& m) {
+                           if (!m.has_margin_call_list() ||
+                               m.margin_call_list().request_id() != id) {
+                             return Refusal(c, "margin calls", id, m);
+                           }
+                           const w::MarginCallList& part = m.margin_call_list();
+                           if (first) {
+                             list = part;
+                             first = false;
+                           } else {
+                             list.mutable_calls()->MergeFrom(part.calls());
+                           }
+                           return part.more() ? kKeepWaiting : kExitOk;
+                         });
+  if (rc != kExitOk) return rc;
+  list.set_more(false);
+  if (c.json()) {
+    PrintJson(MarginCallListJson(list));
+  } else {
+    Print(MarginCallListText(list));
+  }
+  return kExitOk;
+}
+
+// Sends the re-run, waits for its acknowledgement (once journaled), then
+// prints the settlement status as it is after the re-run.
+int RunSettleRerun(const GlobalOptions& g, const std::string& date) {
+  if (const int rc = CheckDate(date, "DATE"); rc != kExitOk) return rc;
+  Connection c(g);
+  if (const int rc = c.Check(); rc != kExitOk) return rc;
+  if (const int rc = c.Open(); rc != kExitOk) return rc;
+  w::Envelope e;
+  w::SettlementRerunRequest* r = e.mutable_settlement_rerun_request();
+  r->set_request_id(RequestId());
+  r->set_date(date);
+  const uint64_t id = r->request_id();
+  if (const int rc = c.Send(e); rc != kExitOk) return rc;
+  int rc = c.Await(
+      "settlement rerun", "the answer", milliseconds(0),
+      [&](const w::Envelope& m) {
+        if (!m.has_settlement_rerun_ack() ||
+            m.settlement_rerun_ack().request_id() != id) {
+          return kKeepWaiting;
+        }
+        const w::SettlementRerunAck& ack = m.settlement_rerun_ack();
+        if (c.json()) PrintJson(ProtoJson(ack));
+        if (!ack.accepted()) {
+          return Fail(kExitRejected,
+                      "settlement rerun rejected: " +
+                          ReasonText(EnumName(ack.reason()), ack.text()));
+        }
+        if (!c.json()) {
+          Print("rerun of " + ack.date() + " journaled at seq " +
+                std::to_string(ack.seq()) + "\n");
+        }
+        return kExitOk;
+      });
+  if (rc != kExitOk) return rc;
+  w::Envelope s;
+  const uint64_t sid = RequestId();
+  s.mutable_settlement_status_request()->set_request_id(sid);
+  if (rc = c.Send(s); rc != kExitOk) return rc;
+  return c.Await("settlement status", "the settlement status", milliseconds(0),
+                 [&](const w::Envelope& m) {
+                   if (!m.has_settlement_status() ||
+                       m.settlement_status().request_id() != sid) {
+                     return Refusal(c, "settlement status", sid, m);
+                   }
+                   const w::SettlementStatus& st = m.settlement_status();
+                   Print(c.json() ? SettlementStatusJson(st) + "\n"
+                                  : SettlementStatusText(st));
+                   return st.ok() ? kExitOk : kExitRejected;
+                 });
+}
+
 struct CollateralArgs {
   std::string account;
   std::string amount;
@@ -1727,7 +1824,8 @@ void AddGatewayCommands(CLI::App& app, int* exit_code, CLI::App* attest) {
   // clearing (clearing members; `settle` for the admin too)
   CLI::App* settle = app.add_subcommand(
       "settle",
-      "Daily settlement: status and reports (clearing member, admin)");
+      "Daily settlement: status, reports, margin calls (clearing member, "
+      "admin) and re-runs (admin)");
   settle->require_subcommand(1);
   settle
       ->add_subcommand("status",
@@ -1744,6 +1842,28 @@ void AddGatewayCommands(CLI::App& app, int* exit_code, CLI::App* attest) {
   sreport->add_flag("--csv", sa->csv, "CSV with a header line");
   sreport->callback(
       [g, sa, exit_code] { *exit_code = RunSettleReport(*g, *sa); });
+  auto calls_args = std::make_shared<CallsArgs>();
+  CLI::App* scalls = settle->add_subcommand(
+      "calls",
+      "Margin calls of a settled day (your accounts): amount due, collateral "
+      "now, OPEN or MET");
+  scalls->add_option("DATE", calls_args->date,
+                     "Business date, YYYY-MM-DD (default: the latest settled)");
+  scalls->add_option("--account", calls_args->account,
+                     "Only this account, e.g. FIRM-A");
+  scalls->callback([g, calls_args, exit_code] {
+    *exit_code = RunSettleCalls(*g, *calls_args);
+  });
+  auto rerun_date = std::make_shared<std::string>();
+  CLI::App* srerun = settle->add_subcommand(
+      "rerun",
+      "Re-run the refused settlement run of DATE once its cause is fixed, "
+      "then the dates waiting behind it (admin)");
+  srerun->add_option("DATE", *rerun_date, "The refused date, YYYY-MM-DD")
+      ->required();
+  srerun->callback([g, rerun_date, exit_code] {
+    *exit_code = RunSettleRerun(*g, *rerun_date);
+  });
   CLI::App* collateral = app.add_subcommand(
       "collateral",
       "Deposit or withdraw collateral of an account you clear (clearing "

@@ -603,6 +603,20 @@ std::string SettlementPricesJson(
   return out + "]";
 }
 
+std::string MarginCallJson(const w::MarginCall& c) {
+  return JsonObject()
+      .Str("account", c.account())
+      .Str("clearing_member", c.clearing_member())
+      .Str("date", c.date())
+      .Str("initial_margin", c.initial_margin())
+      .Str("collateral", c.collateral())
+      .Str("amount_due", c.amount_due())
+      .Str("collateral_now", c.collateral_now())
+      .Str("outstanding", c.outstanding())
+      .Str("status", c.met() ? "MET" : "OPEN")
+      .str();
+}
+
 }  // namespace
 
 std::string SettlementReportText(const w::SettlementReport& r) {
@@ -638,6 +652,16 @@ std::string SettlementReportText(const w::SettlementReport& r) {
   out += "\n" + SettlementFinalsText(r);
   out += "\n" + SettlementTradesText(r);
   out += "\n" + SettlementMovementsText(r);
+  // The run's margin calls, when it issued any.
+  std::vector<std::vector<std::string>> calls = {
+      {"ACCOUNT", "MEMBER", "IM", "COLLATERAL", "MARGIN_CALL"}};
+  for (const w::AccountSettlement& a : r.accounts()) {
+    if (IsZero(a.margin_call())) continue;
+    calls.push_back({a.account(), a.clearing_member(), a.initial_margin(),
+                     a.collateral(), a.margin_call()});
+  }
+  if (calls.size() > 1)
+    out += "\nmargin calls\n" + FormatTable(calls, {2, 3, 4});
   return out;
 }
 
@@ -708,6 +732,18 @@ std::string SettlementReportJson(const w::SettlementReport& r) {
                     .str();
   }
   accounts += "]";
+  // The run's margin calls: account and amount due.
+  std::string calls = "[";
+  for (const w::AccountSettlement& a : r.accounts()) {
+    if (IsZero(a.margin_call())) continue;
+    if (calls.size() > 1) calls += ',';
+    calls += JsonObject()
+                 .Str("account", a.account())
+                 .Str("clearing_member", a.clearing_member())
+                 .Str("amount_due", a.margin_call())
+                 .str();
+  }
+  calls += "]";
   return JsonObject()
       .Str("type", "settlement_report")
       .Str("date", r.date())
@@ -715,12 +751,46 @@ std::string SettlementReportJson(const w::SettlementReport& r) {
       .Raw("accounts", accounts)
       .Raw("trades", SettlementTradesJson(r))
       .Raw("movements", SettlementMovementsJson(r))
+      .Raw("margin_calls", calls)
+      .str();
+}
+
+std::string MarginCallListText(const w::MarginCallList& l) {
+  if (l.calls().empty()) return "margin calls " + l.date() + ": none\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"ACCOUNT", "MEMBER", "IM", "COLLATERAL", "DUE", "COLLATERAL_NOW",
+       "OUTSTANDING", "STATUS"}};
+  for (const w::MarginCall& c : l.calls()) {
+    rows.push_back({c.account(), c.clearing_member(), c.initial_margin(),
+                    c.collateral(), c.amount_due(), c.collateral_now(),
+                    c.outstanding(), c.met() ? "MET" : "OPEN"});
+  }
+  return "margin calls " + l.date() + "\n" + FormatTable(rows, {2, 3, 4, 5, 6});
+}
+
+std::string MarginCallListJson(const w::MarginCallList& l) {
+  std::string calls = "[";
+  for (const w::MarginCall& c : l.calls()) {
+    if (calls.size() > 1) calls += ',';
+    calls += MarginCallJson(c);
+  }
+  calls += "]";
+  return JsonObject()
+      .Str("type", "margin_calls")
+      .Str("date", l.date())
+      .Raw("calls", calls)
       .str();
 }
 
 std::string SettlementStatusText(const w::SettlementStatus& s) {
   std::string out = s.ok() ? std::string("settlement: ok\n")
                            : Line("settlement: STOPPED: " + s.error());
+  if (!s.refused_date().empty()) {
+    std::string waiting;
+    for (const std::string& d : s.waiting_dates()) waiting += " " + d;
+    out += "refused run: " + s.refused_date() + " (cfx settle rerun " +
+           s.refused_date() + " once fixed); waiting:" + waiting + "\n";
+  }
   if (s.settled_dates().empty()) return out + "settled dates: none\n";
   out += "latest settled date: " + s.latest_date() + "\n";
   std::vector<std::vector<std::string>> contracts = {
@@ -742,14 +812,23 @@ std::string SettlementStatusJson(const w::SettlementStatus& s) {
     dates += JsonString(d);
   }
   dates += "]";
-  return JsonObject()
-      .Str("type", "settlement_status")
+  JsonObject o;
+  o.Str("type", "settlement_status")
       .Bool("ok", s.ok())
       .Str("error", s.error())
       .Str("latest_date", s.latest_date())
       .Raw("contracts", SettlementPricesJson(s.contracts()))
-      .Raw("settled_dates", dates)
-      .str();
+      .Raw("settled_dates", dates);
+  // A refused run: its date and the dates its re-run performs.
+  if (!s.refused_date().empty()) {
+    std::string waiting = "[";
+    for (const std::string& d : s.waiting_dates()) {
+      if (waiting.size() > 1) waiting += ',';
+      waiting += JsonString(d);
+    }
+    o.Str("refused_date", s.refused_date()).Raw("waiting_dates", waiting + "]");
+  }
+  return o.str();
 }
 
 std::string CollateralAckText(const w::CollateralAck& a) {

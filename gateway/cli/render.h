@@ -73,7 +73,9 @@ std::string IndexExplanationText(const wire::v1::IndexExplanation& x);
 // final settlement closed it), one with one row per account (ACCOUNT,
 // MEMBER, FILLS, VM, SPOT_CASH, IM, COLLATERAL), then the final
 // settlements, the fills and the cash movements (settlement_sections.h);
-// tables one empty line apart, a table without rows says "none".
+// tables one empty line apart, a table without rows says "none". When the
+// run issued margin calls, a "margin calls" table follows (ACCOUNT, MEMBER,
+// IM, COLLATERAL, MARGIN_CALL).
 std::string SettlementReportText(const wire::v1::SettlementReport& r);
 // A header line, then one line per account and contract, one "SPOT" line
 // per account with spot cash, and one line with an empty contract for an
@@ -85,10 +87,19 @@ std::string SettlementReportText(const wire::v1::SettlementReport& r);
 // ',', '"' or a line break are quoted (RFC 4180).
 std::string SettlementReportCsv(const wire::v1::SettlementReport& r);
 // One object: {"type":"settlement_report","date":...,"contracts":[...],
-// "accounts":[...],"trades":[...],"movements":[...]}; money and prices as
-// decimal strings.
+// "accounts":[...],"trades":[...],"movements":[...],"margin_calls":[{
+// "account","clearing_member","amount_due"}]}; money and prices as decimal
+// strings.
 std::string SettlementReportJson(const wire::v1::SettlementReport& r);
-// "ok" or the error, the latest date and its prices, the settled dates.
+// Margin calls (docs/cli.md, "settle calls"): a title line ("margin calls
+// 2026-12-02"), then one row per call (ACCOUNT, MEMBER, IM, COLLATERAL,
+// DUE, COLLATERAL_NOW, OUTSTANDING, STATUS OPEN or MET), or "none".
+std::string MarginCallListText(const wire::v1::MarginCallList& l);
+// {"type":"margin_calls","date":...,"calls":[{"account":...,"status":
+// "OPEN"|"MET",...}]}.
+std::string MarginCallListJson(const wire::v1::MarginCallList& l);
+// "ok" or the error (and a refused run's date and the dates waiting behind
+// it), the latest date and its prices, the settled dates.
 std::string SettlementStatusText(const wire::v1::SettlementStatus& s);
 std::string SettlementStatusJson(const wire::v1::SettlementStatus& s);
 // "FIRM-A: deposited 250000.00, collateral 10250000.00".

@@ -23,6 +23,7 @@
 #include "gateway/config/password.h"
 #include "gateway/config/server_config.h"
 #include "gateway/config/token_bucket.h"
+#include "gateway/fix/collateral_inquiry.h"
 #include "gateway/fix/dictionary.h"
 #include "gateway/http/index_page.h"
 #include "gateway/http/metrics.h"
@@ -33,6 +34,9 @@
 #include "settlement/settlement_service.h"
 
 namespace cfx::gateway::fix {
+
+using internal::FixDate;
+using internal::ParseFixDate;
 
 using exchange::AccountId;
 using exchange::CancelReason;
@@ -840,6 +844,7 @@ void FixGateway::OnMessage(int session, const Message& m) {
   if (m.type == "q") return OnMassCancel(session, m);
   if (m.type == "H") return OnOrderStatus(session, m);
   if (m.type == "AN") return OnRequestForPositions(session, m);
+  if (m.type == "BB") return OnCollateralInquiry(session, m);
   if (m.type == "V") return OnMarketDataRequest(session, m);
   if (m.type == "x") return OnSecurityList(session, m);
   if (m.type == "e") return OnSecurityStatus(session, m);
@@ -1280,26 +1285,6 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
   Send(s, r);
 }
 
-namespace {
-
-// "YYYYMMDD" -> days since 1970-01-01.
-std::optional<int64_t> ParseFixDate(const std::string& v) {
-  if (v.size() != 8) return std::nullopt;
-  return ParseDay(v.substr(0, 4) + "-" + v.substr(4, 2) + "-" + v.substr(6, 2));
-}
-
-std::string FixDate(int64_t day) {
-  const std::chrono::year_month_day ymd{
-      std::chrono::sys_days{std::chrono::days{day}}};
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d%02u%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()));
-  return buf;
-}
-
-}  // namespace
-
 // RequestForPositions (AN) -> RequestForPositionsAck (AO), then one
 // PositionReport (AP) per account and contract of the business date's
 // settlement. A clearing member sees its own accounts, the admin every
@@ -1443,6 +1428,14 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
   ack(0, 0, "", reports.size());
   for (Message& r : reports) {
     r.Add(727, Str(static_cast<int64_t>(reports.size())));
+    Send(s, r);
+  }
+}
+
+void FixGateway::OnCollateralInquiry(int s, const Message& m) {
+  const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
+  for (const Message& r :
+       AnswerCollateralInquiry(m, *ss.user, deps_.settlement)) {
     Send(s, r);
   }
 }

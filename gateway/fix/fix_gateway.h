@@ -54,8 +54,9 @@ struct FixGatewayDeps {
   // CFX-<grade> (read on the gateway thread). May be null: no index symbols.
   // Must outlive the gateway.
   const index::IndexService* index = nullptr;
-  // Clearing (DESIGN.md §5), for RequestForPositions (AN). May be null:
-  // AN is then answered "not supported". Must outlive the gateway.
+  // Clearing (DESIGN.md §5), for RequestForPositions (AN) and
+  // CollateralInquiry (BB). May be null: both are then answered "not
+  // supported". Must outlive the gateway.
   const settlement::SettlementService* settlement = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
@@ -153,6 +154,8 @@ class FixGateway final : private Handler {
   void OnMassCancel(int s, const Message& m);
   void OnOrderStatus(int s, const Message& m);
   void OnRequestForPositions(int s, const Message& m);
+  // CollateralInquiry (BB): collateral_inquiry.h.
+  void OnCollateralInquiry(int s, const Message& m);
   void OnMarketDataRequest(int s, const Message& m);
   // A MarketDataRequest naming MDEntryType 3 (index value).
   void OnIndexRequest(int s, const Message& m, bool subscribe);

@@ -68,6 +68,10 @@ constexpr MessageType kMessageTypes[] = {
     {98, "settlement_report"},
     {99, "settlement_status_request"},
     {100, "settlement_status"},
+    {101, "margin_call_query"},
+    {102, "margin_call_list"},
+    {103, "settlement_rerun_request"},
+    {104, "settlement_rerun_ack"},
 };
 
 // cfx.wire.v1.SessionRejectReason, by value, lower-case without prefix.

@@ -30,7 +30,7 @@ namespace cfx::gateway {
 class Metrics {
  public:
   // Highest cfx.wire.v1.Envelope body field number.
-  static constexpr int kMaxMessageType = 100;
+  static constexpr int kMaxMessageType = 104;
   // Highest cfx.wire.v1.SessionRejectReason value.
   static constexpr int kMaxSessionRejectReason = 12;
 

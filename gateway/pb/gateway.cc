@@ -387,6 +387,8 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kCollateralAck:
     case w::Envelope::kSettlementReport:
     case w::Envelope::kSettlementStatus:
+    case w::Envelope::kMarginCallList:
+    case w::Envelope::kSettlementRerunAck:
       Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
              w::Envelope::descriptor()
                  ->FindFieldByNumber(static_cast<int>(body))
@@ -457,6 +459,8 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     case w::Envelope::kCollateralRequest:
     case w::Envelope::kSettlementQuery:
     case w::Envelope::kSettlementStatusRequest:
+    case w::Envelope::kMarginCallQuery:
+    case w::Envelope::kSettlementRerunRequest:
       OnClearingRequest(s, in_);
       break;
     default:
@@ -1123,6 +1127,32 @@ void Gateway::OnClearingRequest(Session& s, const w::Envelope& m) {
     Send(s, settlement_desk_.Status(*s.user, m.settlement_status_request()));
     return;
   }
+  if (m.has_margin_call_query()) {
+    for (const w::Envelope& e :
+         settlement_desk_.Calls(*s.user, m.margin_call_query())) {
+      Send(s, e);
+    }
+    return;
+  }
+  if (m.has_settlement_rerun_request()) {
+    SettlementDesk::Rerun r =
+        settlement_desk_.RerunRequest(*s.user, m.settlement_rerun_request());
+    if (r.submit && !deps_.ring->TryPush(r.cmd)) {
+      r.submit = false;
+      r.ack.set_accepted(false);
+      r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
+      r.ack.set_text("the exchange is busy; nothing was accepted, try again");
+    }
+    if (!r.submit) {
+      out_.Clear();
+      *out_.mutable_settlement_rerun_ack() = std::move(r.ack);
+      Send(s, out_);
+      return;
+    }
+    ++commands_submitted_;
+    settlement_desk_.Submitted(r, s.id);
+    return;
+  }
   const w::CollateralRequest& c = m.collateral_request();
   if (c.action() != w::COLLATERAL_ACTION_DEPOSIT &&
       c.action() != w::COLLATERAL_ACTION_WITHDRAW) {
@@ -1154,13 +1184,19 @@ void Gateway::OnClearingRequest(Session& s, const w::Envelope& m) {
 void Gateway::OnClearingEvent(const exchange::Event& e) {
   uint64_t session_id = 0;
   w::CollateralAck ack;
-  if (!settlement_desk_.OnEvent(e, &session_id, &ack)) return;
+  w::SettlementRerunAck rerun;
+  out_.Clear();
+  if (settlement_desk_.OnEvent(e, &session_id, &ack)) {
+    *out_.mutable_collateral_ack() = std::move(ack);
+  } else if (settlement_desk_.OnRerunEvent(e, &session_id, &rerun)) {
+    *out_.mutable_settlement_rerun_ack() = std::move(rerun);
+  } else {
+    return;
+  }
   auto it = sessions_.find(session_id);
   if (it == sessions_.end() || it->second->state != Session::State::kActive) {
     return;
   }
-  out_.Clear();
-  *out_.mutable_collateral_ack() = std::move(ack);
   Send(*it->second, out_);
 }
 

@@ -8,6 +8,7 @@
 #include "exchange/core/reject_code.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/pb/index_desk.h"
+#include "settlement/margin_call.h"
 #include "settlement/settlement_report.h"
 
 namespace cfx::gateway::pb {
@@ -99,6 +100,7 @@ void ToWire(const settlement::SettlementConfig& config,
   out->set_spot_cash(AmountText(a.spot_cash));
   out->set_initial_margin(AmountText(a.initial_margin));
   out->set_collateral(AmountText(a.collateral));
+  out->set_margin_call(AmountText(a.margin_call));
 }
 
 void ToWire(const settlement::SettlementConfig& config,
@@ -124,6 +126,19 @@ void ToWire(const settlement::SettlementConfig& config,
   out->set_reference(settlement::MovementReference(config, c.movement));
 }
 
+void ToWire(const settlement::SettlementConfig& config,
+            const settlement::MarginCall& c, w::MarginCall* out) {
+  out->set_account(settlement::AccountName(config, c.account));
+  out->set_clearing_member(settlement::MemberName(config, c.member));
+  out->set_date(FormatDay(c.date));
+  out->set_initial_margin(AmountText(c.initial_margin));
+  out->set_collateral(AmountText(c.collateral));
+  out->set_amount_due(AmountText(c.amount_due));
+  out->set_collateral_now(AmountText(c.collateral_now));
+  out->set_outstanding(AmountText(c.outstanding));
+  out->set_met(c.met);
+}
+
 bool MaySeeSettlement(const UserConfig& user) {
   return user.role == Role::kClearingMember || user.role == Role::kAdmin;
 }
@@ -140,47 +155,54 @@ std::optional<uint32_t> SettlementDesk::Scope(const UserConfig& user) const {
   return 0;
 }
 
-std::vector<w::Envelope> SettlementDesk::Report(
-    const UserConfig& user, const w::SettlementQuery& q) const {
-  const uint64_t id = q.request_id();
-  std::vector<w::Envelope> out(1);
+const settlement::RunReport* SettlementDesk::SettledRun(
+    const UserConfig& user, uint64_t id, const std::string& date,
+    const std::string& what, w::Envelope* refusal) const {
   if (!MaySeeSettlement(user)) {
-    out[0] = Refuse(id, w::REJECT_REASON_NOT_AUTHORIZED,
-                    "settlement reports are for clearing members and the "
-                    "admin");
-    return out;
+    *refusal = Refuse(id, w::REJECT_REASON_NOT_AUTHORIZED,
+                      what + " are for clearing members and the admin");
+    return nullptr;
   }
   if (settlement_ == nullptr) {
-    out[0] = Refuse(id, w::REJECT_REASON_SETTLEMENT_UNAVAILABLE,
-                    "this exchange runs no settlement");
-    return out;
+    *refusal = Refuse(id, w::REJECT_REASON_SETTLEMENT_UNAVAILABLE,
+                      "this exchange runs no settlement");
+    return nullptr;
   }
   int64_t day = 0;
-  if (q.date().empty()) {
+  if (date.empty()) {
     const std::vector<int64_t> dates = settlement_->SettledDates();
     if (dates.empty()) {
-      out[0] = Refuse(id, w::REJECT_REASON_NOT_SETTLED,
-                      "no business day has been settled yet");
-      return out;
+      *refusal = Refuse(id, w::REJECT_REASON_NOT_SETTLED,
+                        "no business day has been settled yet");
+      return nullptr;
     }
     day = dates.back();
   } else {
-    const std::optional<int64_t> d = ParseDay(q.date());
+    const std::optional<int64_t> d = ParseDay(date);
     if (!d.has_value()) {
-      out[0] = Refuse(id, w::REJECT_REASON_INVALID_DATE,
-                      "date " + Quote(q.date()) +
-                          " is not a calendar date YYYY-MM-DD between "
-                          "1970-01-01 and 9999-12-31");
-      return out;
+      *refusal = Refuse(id, w::REJECT_REASON_INVALID_DATE,
+                        "date " + Quote(date) +
+                            " is not a calendar date YYYY-MM-DD between "
+                            "1970-01-01 and 9999-12-31");
+      return nullptr;
     }
     day = *d;
   }
   const settlement::RunReport* report = settlement_->Report(day);
   if (report == nullptr) {
-    out[0] = Refuse(id, w::REJECT_REASON_NOT_SETTLED,
-                    FormatDay(day) + " has not been settled");
-    return out;
+    *refusal = Refuse(id, w::REJECT_REASON_NOT_SETTLED,
+                      FormatDay(day) + " has not been settled");
   }
+  return report;
+}
+
+std::vector<w::Envelope> SettlementDesk::Report(
+    const UserConfig& user, const w::SettlementQuery& q) const {
+  const uint64_t id = q.request_id();
+  std::vector<w::Envelope> out(1);
+  const settlement::RunReport* report =
+      SettledRun(user, id, q.date(), "settlement reports", &out[0]);
+  if (report == nullptr) return out;
   const settlement::SettlementConfig& config = settlement_->config();
   const std::optional<uint32_t> scope = Scope(user);
   const std::string date = FormatDay(report->date);
@@ -260,6 +282,12 @@ w::Envelope SettlementDesk::Status(const UserConfig& user,
   const cfx::Status& st = settlement_->status();
   s->set_ok(st.ok());
   if (!st.ok()) s->set_error(st.message());
+  if (settlement_->refused_date() != 0) {
+    s->set_refused_date(FormatDay(settlement_->refused_date()));
+    for (const int64_t d : settlement_->WaitingDates()) {
+      s->add_waiting_dates(FormatDay(d));
+    }
+  }
   if (!dates.empty()) {
     s->set_latest_date(FormatDay(dates.back()));
     if (const settlement::RunReport* r = settlement_->Report(dates.back())) {
@@ -269,6 +297,116 @@ w::Envelope SettlementDesk::Status(const UserConfig& user,
     }
   }
   return e;
+}
+
+std::vector<w::Envelope> SettlementDesk::Calls(
+    const UserConfig& user, const w::MarginCallQuery& q) const {
+  const uint64_t id = q.request_id();
+  std::vector<w::Envelope> out(1);
+  const settlement::RunReport* report =
+      SettledRun(user, id, q.date(), "margin calls", &out[0]);
+  if (report == nullptr) return out;
+  const settlement::SettlementConfig& config = settlement_->config();
+  const std::optional<uint32_t> scope = Scope(user);
+  const std::string date = FormatDay(report->date);
+  w::MarginCallList* part = out[0].mutable_margin_call_list();
+  part->set_request_id(id);
+  part->set_date(date);
+  std::size_t used = out[0].ByteSizeLong();
+  // A member without a member index sees nothing (scope 0 matches none).
+  const uint32_t member = scope.has_value() ? *scope : 0;
+  if (scope.has_value() && member == 0) return out;
+  for (const settlement::MarginCall& c :
+       settlement::MarginCalls(*report, settlement_->ledger(), member)) {
+    if (!q.account().empty() &&
+        settlement::AccountName(config, c.account) != q.account()) {
+      continue;
+    }
+    w::MarginCall call;
+    ToWire(config, c, &call);
+    const std::size_t n = call.ByteSizeLong() + kElementOverhead;
+    if (used + n > kMaxMessageBytes && part->calls_size() > 0) {
+      part->set_more(true);
+      out.emplace_back();
+      part = out.back().mutable_margin_call_list();
+      part->set_request_id(id);
+      part->set_date(date);
+      used = out.back().ByteSizeLong();
+    }
+    *part->add_calls() = std::move(call);
+    used += n;
+  }
+  return out;
+}
+
+SettlementDesk::Rerun SettlementDesk::RerunRequest(
+    const UserConfig& user, const w::SettlementRerunRequest& m) {
+  Rerun r;
+  r.ack.set_request_id(m.request_id());
+  r.ack.set_date(m.date());
+  const auto refuse = [&r](w::RejectReason reason, std::string text) {
+    r.ack.set_accepted(false);
+    r.ack.set_reason(reason);
+    r.ack.set_text(std::move(text));
+    return r;
+  };
+  if (user.role != Role::kAdmin) {
+    return refuse(w::REJECT_REASON_NOT_AUTHORIZED,
+                  "only the admin may re-run a settlement date");
+  }
+  if (settlement_ == nullptr) {
+    return refuse(w::REJECT_REASON_SETTLEMENT_UNAVAILABLE,
+                  "this exchange runs no settlement");
+  }
+  const std::optional<int64_t> day = ParseDay(m.date());
+  if (!day.has_value()) {
+    return refuse(w::REJECT_REASON_INVALID_DATE,
+                  "date " + Quote(m.date()) +
+                      " is not a calendar date YYYY-MM-DD between "
+                      "1970-01-01 and 9999-12-31");
+  }
+  const int64_t refused = settlement_->refused_date();
+  if (refused == 0 || refused != *day) {
+    return refuse(w::REJECT_REASON_NOTHING_TO_RERUN,
+                  refused == 0 ? "no settlement run is refused"
+                               : FormatDay(*day) +
+                                     " is not the refused run; the refused "
+                                     "run is " +
+                                     FormatDay(refused));
+  }
+  r.submit = true;
+  r.cmd.type = exchange::CommandType::kSettlementRerun;
+  r.cmd.target = static_cast<uint64_t>(*day);
+  r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
+  return r;
+}
+
+void SettlementDesk::Submitted(const Rerun& r, uint64_t session_id) {
+  pending_reruns_[r.cmd.client_order_id.value] = {session_id, r.ack};
+}
+
+bool SettlementDesk::OnRerunEvent(const exchange::Event& e,
+                                  uint64_t* session_id,
+                                  w::SettlementRerunAck* ack) {
+  const bool answer = e.type == exchange::EventType::kSettlementRerun ||
+                      (e.type == exchange::EventType::kRejected &&
+                       e.command == exchange::CommandType::kSettlementRerun);
+  if (!answer || pending_reruns_.empty()) return false;
+  auto it = pending_reruns_.find(e.client_order_id.value);
+  if (it == pending_reruns_.end()) return false;
+  *session_id = it->second.session_id;
+  *ack = std::move(it->second.ack);
+  pending_reruns_.erase(it);
+  ack->set_seq(e.seq.value);
+  if (e.type == exchange::EventType::kSettlementRerun) {
+    ack->set_accepted(true);
+    return true;
+  }
+  const exchange::RejectCode code = e.reject_code();
+  ack->set_accepted(false);
+  ack->set_reason(static_cast<w::RejectReason>(static_cast<int>(code)));
+  ack->set_text(std::string(exchange::RejectCodeName(code)));
+  return true;
 }
 
 SettlementDesk::Request SettlementDesk::Collateral(

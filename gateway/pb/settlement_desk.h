@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -16,10 +17,11 @@
 namespace cfx::gateway::pb {
 
 // The protobuf gateway's clearing desk (DESIGN.md §5, docs/protocol.md
-// "Clearing"): answers SettlementQuery and SettlementStatusRequest from the
-// settlement service, turns a clearing member's CollateralRequest into an
-// engine kCollateral command, and matches the engine's durable answer to
-// the request.
+// "Clearing"): answers SettlementQuery, SettlementStatusRequest and
+// MarginCallQuery from the settlement service, turns a clearing member's
+// CollateralRequest into an engine kCollateral command and the admin's
+// SettlementRerunRequest into a kSettlementRerun command, and matches the
+// engine's durable answers to the requests.
 //
 // Who asks comes from the session's user only. A clearing member sees, and
 // moves collateral of, the accounts it clears, with their fills and cash
@@ -60,6 +62,31 @@ class SettlementDesk {
   wire::v1::Envelope Status(const UserConfig& user,
                             const wire::v1::SettlementStatusRequest& m) const;
 
+  // The answer to `q` for `user`: one or more MarginCallList envelopes
+  // (all but the last with more = true), or one ReferenceAck refusing it:
+  // NOT_AUTHORIZED, INVALID_DATE, NOT_SETTLED, SETTLEMENT_UNAVAILABLE.
+  std::vector<wire::v1::Envelope> Calls(
+      const UserConfig& user, const wire::v1::MarginCallQuery& q) const;
+
+  // The outcome of a SettlementRerunRequest: a command to submit (`ack`
+  // then holds the request's id and date), or an immediate refusal in
+  // `ack`: NOT_AUTHORIZED (not the admin), SETTLEMENT_UNAVAILABLE,
+  // INVALID_DATE, NOTHING_TO_RERUN (the date is not the refused run).
+  struct Rerun {
+    bool submit = false;
+    exchange::Command cmd;
+    wire::v1::SettlementRerunAck ack;
+  };
+  Rerun RerunRequest(const UserConfig& user,
+                     const wire::v1::SettlementRerunRequest& m);
+  // After the command of `r` went onto the ring: remember who asks.
+  void Submitted(const Rerun& r, uint64_t session_id);
+  // A durable engine event. For the answer to a submitted re-run (its
+  // kSettlementRerun event, or a kRejected kSettlementRerun), returns true
+  // with the asking session and its ack.
+  bool OnRerunEvent(const exchange::Event& e, uint64_t* session_id,
+                    wire::v1::SettlementRerunAck* ack);
+
   // The outcome of a CollateralRequest: a command to submit (`ack` then
   // holds the request's id, account and signed amount), or an immediate
   // refusal in `ack`.
@@ -85,7 +112,9 @@ class SettlementDesk {
   bool OnEvent(const exchange::Event& e, uint64_t* session_id,
                wire::v1::CollateralAck* ack);
 
-  std::size_t pending() const { return pending_.size(); }
+  std::size_t pending() const {
+    return pending_.size() + pending_reruns_.size();
+  }
 
  private:
   struct Pending {
@@ -94,6 +123,13 @@ class SettlementDesk {
     exchange::AccountId account;
   };
 
+  // The run of `date` ("" = the latest settled) that `user` asks about in
+  // request `id`, or nullptr with *refusal set: NOT_AUTHORIZED (`what` names
+  // the subject), SETTLEMENT_UNAVAILABLE, INVALID_DATE, NOT_SETTLED.
+  const settlement::RunReport* SettledRun(const UserConfig& user, uint64_t id,
+                                          const std::string& date,
+                                          const std::string& what,
+                                          wire::v1::Envelope* refusal) const;
   // The settlement config's member index of a clearing member user (0 when
   // unknown); nullopt for the admin, who sees every member.
   std::optional<uint32_t> Scope(const UserConfig& user) const;
@@ -102,6 +138,11 @@ class SettlementDesk {
   const settlement::SettlementService* settlement_;
   uint64_t next_token_ = 1;
   std::unordered_map<uint64_t, Pending> pending_;  // by command token
+  struct PendingRerun {
+    uint64_t session_id = 0;
+    wire::v1::SettlementRerunAck ack;
+  };
+  std::unordered_map<uint64_t, PendingRerun> pending_reruns_;  // by token
 };
 
 namespace internal {

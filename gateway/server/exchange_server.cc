@@ -49,6 +49,7 @@ struct ExchangeServer::Impl {
   // fixing); its ledger is <data_dir>/settlement.
   std::unique_ptr<settlement::SettlementService> settlement;
   bool settlement_failed = false;
+  bool settlement_store_failed = false;
   // What the services tell the engine, waiting for room in the ring: a
   // settlement run's collateral bookings, settlement prices and expiries,
   // and each fixing's spot reference price.
@@ -139,9 +140,21 @@ int ExchangeServer::Impl::SubmitEngineCommands() {
 }
 
 // A refused run stops settlement; it is logged once, naming the broken
-// invariant.
+// invariant, until an admin's re-run resumes settlement. A failed write of
+// the settlement state is logged once too (a restart then applies more of
+// the journal).
 void ExchangeServer::Impl::CheckSettlement() {
-  if (settlement_failed || settlement->status().ok()) return;
+  if (!settlement_store_failed && !settlement->store_status().ok()) {
+    settlement_store_failed = true;
+    Log("warning: settlement state store write failed: " +
+        settlement->store_status().ToString());
+  }
+  if (settlement->status().ok()) {
+    if (settlement_failed) Log("settlement resumed");
+    settlement_failed = false;
+    return;
+  }
+  if (settlement_failed) return;
   settlement_failed = true;
   Log("error: settlement stopped: " + settlement->status().ToString());
 }
@@ -323,6 +336,9 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
       BuildSettlementConfig(s.config), options.data_dir + "/settlement");
   if (!settlement_service.has_value()) return settlement_service.error();
   s.settlement = std::move(settlement_service).value();
+  // The settlement service loaded its state through this seq: the replay
+  // below feeds it only the later events.
+  const uint64_t settlement_from = s.settlement->last_applied_seq();
   {
     const index::IndexService* idx = s.index.get();
     s.settlement->set_fixings(
@@ -403,6 +419,13 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
         buf, sizeof buf, "index: %zu grades, applied through seq %llu",
         svc->config().grades.size(),
         static_cast<unsigned long long>(svc->last_applied_seq().value));
+    s.Log(buf);
+    std::snprintf(
+        buf, sizeof buf,
+        "settlement: stored state through seq %llu, %llu events applied "
+        "after it",
+        static_cast<unsigned long long>(settlement_from),
+        static_cast<unsigned long long>(s.settlement->events_applied()));
     s.Log(buf);
   }
   // From now on every new print and restatement is published, once its

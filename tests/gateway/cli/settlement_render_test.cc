@@ -300,5 +300,73 @@ TEST(SettlementRender, CollateralAckNamesTheMovementAndTheNewCollateral) {
             "\"text\":\"INSUFFICIENT_MARGIN\"}");
 }
 
+TEST(SettlementRender, MarginCallsShowWhatIsDueAndWhetherItIsMet) {
+  w::MarginCallList l;
+  l.set_date("2026-12-01");
+  w::MarginCall* c = l.add_calls();
+  c->set_account("FIRM-A");
+  c->set_clearing_member("CM-1");
+  c->set_date("2026-12-01");
+  c->set_initial_margin("1149.75");
+  c->set_collateral("697.00");
+  c->set_amount_due("452.75");
+  c->set_collateral_now("1197.00");
+  c->set_outstanding("0.00");
+  c->set_met(true);
+  EXPECT_EQ(
+      MarginCallListText(l),
+      "margin calls 2026-12-01\n"
+      "ACCOUNT  MEMBER       IM  COLLATERAL     DUE  COLLATERAL_NOW  "
+      "OUTSTANDING  STATUS\n"
+      "FIRM-A   CM-1    1149.75      697.00  452.75         1197.00         "
+      "0.00  MET\n");
+  EXPECT_EQ(MarginCallListJson(l),
+            "{\"type\":\"margin_calls\",\"date\":\"2026-12-01\",\"calls\":[{"
+            "\"account\":\"FIRM-A\",\"clearing_member\":\"CM-1\",\"date\":"
+            "\"2026-12-01\",\"initial_margin\":\"1149.75\",\"collateral\":"
+            "\"697.00\",\"amount_due\":\"452.75\",\"collateral_now\":"
+            "\"1197.00\",\"outstanding\":\"0.00\",\"status\":\"MET\"}]}");
+  w::MarginCallList none;
+  none.set_date("2026-12-02");
+  EXPECT_EQ(MarginCallListText(none), "margin calls 2026-12-02: none\n");
+}
+
+TEST(SettlementRender, AReportWithACallListsItAfterTheAccounts) {
+  w::SettlementReport r = Report();
+  r.mutable_accounts(0)->set_margin_call("12.34");
+  const std::string text = SettlementReportText(r);
+  EXPECT_NE(
+      text.find(
+          "\nmargin calls\nACCOUNT  MEMBER          IM       COLLATERAL  "
+          "MARGIN_CALL\nFIRM-A   CM-1    646.050000  10000072.500000        "
+          "12.34\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      SettlementReportJson(r).find(
+          ",\"margin_calls\":[{\"account\":\"FIRM-A\",\"clearing_member\":"
+          "\"CM-1\",\"amount_due\":\"12.34\"}]}"),
+      std::string::npos);
+}
+
+TEST(SettlementRender, StatusOfARefusedRunNamesItsDateAndTheWaitingDates) {
+  w::SettlementStatus s;
+  s.set_ok(false);
+  s.set_error("positions net to zero per contract");
+  s.set_refused_date("2026-12-01");
+  s.add_waiting_dates("2026-12-01");
+  s.add_waiting_dates("2026-12-02");
+  EXPECT_EQ(SettlementStatusText(s),
+            "settlement: STOPPED: positions net to zero per contract\n"
+            "refused run: 2026-12-01 (cfx settle rerun 2026-12-01 once fixed); "
+            "waiting: 2026-12-01 2026-12-02\n"
+            "settled dates: none\n");
+  EXPECT_NE(SettlementStatusJson(s).find(
+                ",\"refused_date\":\"2026-12-01\",\"waiting_dates\":["
+                "\"2026-12-01\",\"2026-12-02\"]}"),
+            std::string::npos)
+      << SettlementStatusJson(s);
+}
+
 }  // namespace
 }  // namespace cfx::gateway::cli

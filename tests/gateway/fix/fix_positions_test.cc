@@ -1,9 +1,11 @@
 // Positions over FIX (docs/fix.md, "RequestForPositions (AN)"): AN answered
 // with AO and one AP per account and contract of a settled date, each
-// clearing member seeing only its own accounts. A FixGateway with an
-// in-memory SettlementService (built from the demo config) runs on its own
-// gateway thread; a real QuickFIX initiator validating against the
-// exchange's dictionary talks to it over loopback.
+// clearing member seeing only its own accounts; and margin calls
+// (docs/fix.md, "Margin calls"): CollateralInquiry (BB) answered with
+// CollateralInquiryAck (BG) and one CollateralReport (BA) per call. A
+// FixGateway with an in-memory SettlementService (built from the demo config)
+// runs on its own gateway thread; a real QuickFIX initiator validating against
+// the exchange's dictionary talks to it over loopback.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -17,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "exchange/clock.h"
@@ -82,10 +85,20 @@ Pred Type(std::string type, std::string req_id) {
   };
 }
 
+// The demo config with FIRM-B opening at $500: its long XB2SZ6 at $6.00 on
+// Dec 2 needs $657.00 of initial margin, a margin call of $157.00.
+ServerConfig FirmBShort() {
+  ServerConfig c = server_test::DemoConfig();
+  for (AccountInfo& a : c.accounts) {
+    if (a.name == "FIRM-B") a.collateral.micros = 500'000'000;
+  }
+  return c;
+}
+
 class FixPositionsTest : public ::testing::Test {
  protected:
   FixPositionsTest()
-      : config_(server_test::DemoConfig()),
+      : config_(FirmBShort()),
         instruments_(config_),
         md_(config_),
         ring_(1024),
@@ -355,6 +368,102 @@ TEST_F(FixFinalPositionsTest, AClosedContractReportsZeroAndItsDeliveryQty) {
   ASSERT_TRUE(amt != nullptr && amt->entries.size() == 1);
   EXPECT_EQ(*FindIn(amt->entries[0], 707), "FMTM");
   EXPECT_EQ(*FindIn(amt->entries[0], 708), "-280.320000");
+}
+
+// Sends BB and returns the BG and the BAs that follow it.
+std::optional<std::pair<FixMessage, std::vector<FixMessage>>> Inquire(
+    FixTestClient& c, const std::string& id, FixFields fields) {
+  FixFields all = {{909, id}};
+  all.insert(all.end(), fields.begin(), fields.end());
+  if (!c.Send("BB", all)) return std::nullopt;
+  const auto of = [id](const std::string& type) {
+    return [type, id](const FixMessage& m) {
+      return m.type == type && m.Get(909) == id;
+    };
+  };
+  FixMessage ack;
+  if (!c.Await(of("BG"), kWait, &ack)) {
+    ADD_FAILURE() << "no BG for " << id << "\n" << c.Describe();
+    return std::nullopt;
+  }
+  const std::string total = ack.Get(911);
+  const std::size_t n = total.empty() ? 0 : std::stoul(total);
+  for (std::size_t k = 1; k <= n; ++k) {
+    const std::string rpt = "BA-" + id + "-" + std::to_string(k);
+    if (!c.Await(
+            [rpt](const FixMessage& m) {
+              return m.type == "BA" && m.Get(908) == rpt;
+            },
+            kWait)) {
+      ADD_FAILURE() << "no " << rpt << "\n" << c.Describe();
+    }
+  }
+  std::vector<FixMessage> reports;
+  for (const FixMessage& m : c.Received()) {
+    if (of("BA")(m)) reports.push_back(m);
+  }
+  for (const FixMessage& m : c.Sent()) {
+    EXPECT_NE(m.type, "3") << "the client rejected a message\n" << c.Describe();
+  }
+  return std::make_pair(ack, reports);
+}
+
+TEST_F(FixPositionsTest, CollateralInquiryReportsTheMembersMarginCalls) {
+  ClientPtr c = LogOn("CLEAR_1", "clear-1");
+  ASSERT_NE(c, nullptr);
+  auto a = Inquire(*c, "c1", {{715, "20261202"}});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->first.Get(945), "0");
+  EXPECT_EQ(a->first.Get(946), "0");
+  EXPECT_EQ(a->first.Get(911), "1");
+  ASSERT_EQ(a->second.size(), 1u);
+  const FixMessage& r = a->second[0];
+  EXPECT_EQ(r.Get(1), "FIRM-B");
+  EXPECT_EQ(r.Get(715), "20261202");
+  EXPECT_EQ(r.Get(15), "USD");
+  EXPECT_EQ(r.Get(899), "-157.000000");  // collateral - IM: the deficit
+  EXPECT_EQ(r.Get(900), "500.000000");
+  EXPECT_EQ(r.Get(901), "157.000000");  // still outstanding
+  EXPECT_EQ(r.Get(5832), "657.000000");
+  EXPECT_EQ(r.Get(5834), "157.000000");
+  EXPECT_EQ(r.Get(5835), "500.000000");
+  EXPECT_EQ(r.Get(5836), "OPEN");
+  // Dec 1 issued none.
+  auto none = Inquire(*c, "c2", {{715, "20261201"}});
+  ASSERT_TRUE(none.has_value());
+  EXPECT_EQ(none->first.Get(911), "0");
+  EXPECT_TRUE(none->second.empty());
+}
+
+TEST_F(FixPositionsTest, AnotherMembersMarginCallLooksLikeAMissingAccount) {
+  ClientPtr c = LogOn("CLEAR_2", "clear-2");
+  ASSERT_NE(c, nullptr);
+  auto other = Inquire(*c, "c3", {{1, "FIRM-B"}});
+  auto missing = Inquire(*c, "c4", {{1, "NO-SUCH-ACCOUNT"}});
+  ASSERT_TRUE(other.has_value() && missing.has_value());
+  EXPECT_TRUE(other->second.empty());
+  for (int tag : {945, 946, 911, 715, 58}) {
+    EXPECT_EQ(other->first.Get(tag), missing->first.Get(tag)) << tag;
+  }
+}
+
+TEST_F(FixPositionsTest, CollateralInquiryIsForMembersAndTheAdmin) {
+  ClientPtr c = LogOn("TRADER_B", "trader-b");
+  ASSERT_NE(c, nullptr);
+  auto a = Inquire(*c, "c5", {});
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->first.Get(945), "4");
+  EXPECT_EQ(a->first.Get(946), "9");
+  EXPECT_TRUE(a->second.empty());
+  ClientPtr admin = LogOn("ADMIN", "admin");
+  ASSERT_NE(admin, nullptr);
+  auto all = Inquire(*admin, "c6", {{263, "1"}});
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->first.Get(945), "4");  // snapshots only
+  auto latest = Inquire(*admin, "c7", {});
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->first.Get(715), "20261202");
+  EXPECT_EQ(latest->second.size(), 1u);
 }
 
 }  // namespace

@@ -824,3 +824,122 @@ TEST_F(SettlementGatewayTest, ReportAndStatusOverTheWire) {
 
 }  // namespace
 }  // namespace cfx::gateway::settlement_test
+
+namespace cfx::gateway::settlement_test {
+namespace {
+
+// A fill of an account the settlement config does not know: the run of
+// Dec 1 is refused ("every fill is counted exactly once").
+class RefusedRunDeskTest : public ::testing::Test {
+ protected:
+  RefusedRunDeskTest()
+      : config_(server_test::DemoConfig()),
+        service_(settlement::SettlementService::InMemory(
+            BuildSettlementConfig(config_))),
+        desk_(config_, service_.get()) {
+    exchange::Event t;
+    t.type = exchange::EventType::kTrade;
+    t.seq = exchange::Seq{1};
+    t.ts =
+        exchange::Timestamp{settlement_test::kDec1 * settlement_test::kDayNs +
+                            20 * settlement_test::kHour};
+    t.trade_id = exchange::TradeId{1};
+    t.instrument = config_.FindInstrument("XB2SZ6")->id;
+    t.side = exchange::Side::kBuy;
+    t.account = config_.FindAccount("FIRM-A")->id;
+    t.counter_account = exchange::AccountId{999};
+    t.price = exchange::Price{58'000};
+    t.quantity = exchange::Quantity{1};
+    service_->OnEvent(t);
+    exchange::Event f;
+    f.type = exchange::EventType::kIndexFixing;
+    f.seq = exchange::Seq{2};
+    f.ts =
+        exchange::Timestamp{settlement_test::kDec1 * settlement_test::kDayNs +
+                            21 * settlement_test::kHour};
+    f.count = static_cast<uint32_t>(settlement_test::kDec1);
+    service_->OnEvent(f);
+  }
+
+  SettlementDesk::Rerun Rerun(std::string_view user, const std::string& date) {
+    w::SettlementRerunRequest m;
+    m.set_request_id(5);
+    m.set_date(date);
+    return desk_.RerunRequest(User(config_, user), m);
+  }
+
+  ServerConfig config_;
+  std::unique_ptr<settlement::SettlementService> service_;
+  SettlementDesk desk_;
+};
+
+TEST_F(RefusedRunDeskTest, StatusShowsTheRefusedDateAndWhy) {
+  ASSERT_FALSE(service_->status().ok());
+  w::SettlementStatusRequest m;
+  const w::Envelope e = desk_.Status(User(config_, "admin"), m);
+  ASSERT_TRUE(e.has_settlement_status());
+  const w::SettlementStatus& s = e.settlement_status();
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("every fill is counted exactly once"),
+            std::string::npos)
+      << s.error();
+  EXPECT_EQ(s.refused_date(), "2026-12-01");
+  ASSERT_EQ(s.waiting_dates_size(), 1);
+  EXPECT_EQ(s.waiting_dates(0), "2026-12-01");
+}
+
+TEST_F(RefusedRunDeskTest, OnlyTheAdminMayRerunAndOnlyTheRefusedDate) {
+  for (const char* user : {"clear-1", "trader-a", "rater"}) {
+    const SettlementDesk::Rerun r = Rerun(user, "2026-12-01");
+    EXPECT_FALSE(r.submit) << user;
+    EXPECT_EQ(r.ack.reason(), w::REJECT_REASON_NOT_AUTHORIZED) << user;
+  }
+  SettlementDesk::Rerun r = Rerun("admin", "2026-12-02");
+  EXPECT_FALSE(r.submit);
+  EXPECT_EQ(r.ack.reason(), w::REJECT_REASON_NOTHING_TO_RERUN);
+  EXPECT_NE(r.ack.text().find("the refused run is 2026-12-01"),
+            std::string::npos)
+      << r.ack.text();
+  r = Rerun("admin", "2026-12-32");
+  EXPECT_FALSE(r.submit);
+  EXPECT_EQ(r.ack.reason(), w::REJECT_REASON_INVALID_DATE);
+  // The refused date: one SETTLEMENT_RERUN command, acked once durable.
+  r = Rerun("admin", "2026-12-01");
+  ASSERT_TRUE(r.submit);
+  EXPECT_EQ(r.cmd.type, exchange::CommandType::kSettlementRerun);
+  EXPECT_EQ(r.cmd.target, static_cast<uint64_t>(settlement_test::kDec1));
+  desk_.Submitted(r, 42);
+  exchange::Event done;
+  done.type = exchange::EventType::kSettlementRerun;
+  done.seq = exchange::Seq{3};
+  done.count = static_cast<uint32_t>(settlement_test::kDec1);
+  done.client_order_id = r.cmd.client_order_id;
+  uint64_t session = 0;
+  w::SettlementRerunAck ack;
+  ASSERT_TRUE(desk_.OnRerunEvent(done, &session, &ack));
+  EXPECT_EQ(session, 42u);
+  EXPECT_TRUE(ack.accepted());
+  EXPECT_EQ(ack.seq(), 3u);
+  EXPECT_EQ(ack.date(), "2026-12-01");
+  EXPECT_EQ(desk_.pending(), 0u);
+}
+
+TEST_F(RefusedRunDeskTest, MarginCallsAreForMembersAndTheAdmin) {
+  w::MarginCallQuery q;
+  q.set_request_id(9);
+  const std::vector<w::Envelope> answer =
+      desk_.Calls(User(config_, "trader-a"), q);
+  ASSERT_EQ(answer.size(), 1u);
+  ASSERT_TRUE(answer[0].has_reference_ack());
+  EXPECT_EQ(answer[0].reference_ack().reason(),
+            w::REJECT_REASON_NOT_AUTHORIZED);
+  // Nothing settled yet (the only run was refused).
+  const std::vector<w::Envelope> none =
+      desk_.Calls(User(config_, "clear-1"), q);
+  ASSERT_EQ(none.size(), 1u);
+  ASSERT_TRUE(none[0].has_reference_ack());
+  EXPECT_EQ(none[0].reference_ack().reason(), w::REJECT_REASON_NOT_SETTLED);
+}
+
+}  // namespace
+}  // namespace cfx::gateway::settlement_test

@@ -258,6 +258,51 @@ Result<w::ExecutionReport> QueryStatus(client::Client& c, uint64_t order_id,
       others);
 }
 
+Status SetClock(client::Client& admin, int64_t t) {
+  w::Envelope e;
+  e.mutable_clock_request()->set_set_time_ns(t);
+  CFX_RETURN_IF_ERROR(admin.Send(e));
+  auto report = admin.ReceiveUntil(
+      [](const w::Envelope& x) {
+        return x.has_clock_report() || x.has_session_reject();
+      },
+      kWait);
+  if (!report.has_value()) return report.error();
+  if (!report.value().has_clock_report()) {
+    return FailedPreconditionError(Describe(report.value()));
+  }
+  return Status::Ok();
+}
+
+Result<w::SettlementStatus> AwaitSettlementStatus(
+    client::Client& c,
+    const std::function<bool(const w::SettlementStatus&)>& pred) {
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  w::SettlementStatus last;
+  uint64_t id = 0x5e7700;
+  while (std::chrono::steady_clock::now() < deadline) {
+    w::Envelope e;
+    e.mutable_settlement_status_request()->set_request_id(++id);
+    CFX_RETURN_IF_ERROR(c.Send(e));
+    auto s = c.ReceiveUntil(
+        [id](const w::Envelope& x) {
+          return (x.has_settlement_status() &&
+                  x.settlement_status().request_id() == id) ||
+                 x.has_reference_ack();
+        },
+        kWait);
+    if (!s.has_value()) return s.error();
+    if (!s.value().has_settlement_status()) {
+      return FailedPreconditionError(Describe(s.value()));
+    }
+    last = s.value().settlement_status();
+    if (pred(last)) return last;
+  }
+  return Status(
+      StatusCode::kResourceExhausted,
+      "the settlement status never matched; last: " + last.ShortDebugString());
+}
+
 Status Barrier(client::Client& c, std::vector<w::Envelope>* others) {
   for (int round = 0; round < 2; ++round) {
     CFX_RETURN_IF_ERROR(c.Send(StatusRequest(kBarrierOrderId)));

@@ -159,6 +159,17 @@ Status Barrier(client::Client& c, std::vector<w::Envelope>* others = nullptr);
 Result<w::ClockReport> AdminClock(uint16_t port,
                                   std::optional<int64_t> set_to = std::nullopt);
 
+// Moves the simulated clock to `t` (ns since the epoch) with a ClockRequest
+// on the admin's session `admin`, and waits for its ClockReport.
+Status SetClock(client::Client& admin, int64_t t);
+
+// Asks for the SettlementStatus on `c` (a clearing member's or the
+// admin's session) until `pred` holds; kResourceExhausted after kWait.
+// Each round trip paces the next.
+Result<w::SettlementStatus> AwaitSettlementStatus(
+    client::Client& c,
+    const std::function<bool(const w::SettlementStatus&)>& pred);
+
 // Waits until the server closes the connection. Messages received before
 // the close go to *before when given. Returns kResourceExhausted when the
 // connection is still open after `timeout`.

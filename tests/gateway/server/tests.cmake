@@ -7,6 +7,8 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_one_reading_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/margin_call_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/settlement_recovery_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc
   ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc)
 list(APPEND GATEWAY_TEST_LIBS

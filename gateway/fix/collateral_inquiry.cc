@@ -1,0 +1,180 @@
+#include "gateway/fix/collateral_inquiry.h"
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "gateway/config/instrument_table.h"
+#include "gateway/config/server_config.h"
+#include "settlement/margin_call.h"
+#include "settlement/settlement_report.h"
+#include "settlement/settlement_service.h"
+
+namespace cfx::gateway::fix {
+
+namespace internal {
+
+std::optional<int64_t> ParseFixDate(const std::string& v) {
+  if (v.size() != 8) return std::nullopt;
+  return ParseDay(v.substr(0, 4) + "-" + v.substr(4, 2) + "-" + v.substr(6, 2));
+}
+
+std::string FixDate(int64_t day) {
+  const std::chrono::year_month_day ymd{
+      std::chrono::sys_days{std::chrono::days{day}}};
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d%02u%02u", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()),
+                static_cast<unsigned>(ymd.day()));
+  return buf;
+}
+
+}  // namespace internal
+
+namespace {
+
+using internal::FixDate;
+using internal::ParseFixDate;
+
+// FIX 4.4 tags of the collateral messages.
+namespace tag {
+constexpr int kAccount = 1;
+constexpr int kCurrency = 15;
+constexpr int kText = 58;
+constexpr int kSubscriptionRequestType = 263;
+constexpr int kClearingBusinessDate = 715;
+constexpr int kMarginExcess = 899;
+constexpr int kTotalNetValue = 900;
+constexpr int kCashOutstanding = 901;
+constexpr int kCollRptId = 908;
+constexpr int kCollInquiryId = 909;
+constexpr int kCollStatus = 910;
+constexpr int kTotNumReports = 911;
+constexpr int kCollInquiryStatus = 945;
+constexpr int kCollInquiryResult = 946;
+// CFX (docs/fix.md).
+constexpr int kCfxInitialMargin = 5832;
+constexpr int kCfxMarginCallAmount = 5834;
+constexpr int kCfxCollateralNow = 5835;
+constexpr int kCfxMarginCallStatus = 5836;
+}  // namespace tag
+
+// CollInquiryStatus(945) and CollInquiryResult(946) values.
+constexpr const char* kAccepted = "0";
+constexpr const char* kRejected = "4";
+constexpr const char* kSuccessful = "0";
+constexpr const char* kNotSupported = "8";
+constexpr const char* kUnauthorized = "9";
+constexpr const char* kOther = "99";
+// CollStatus(910): the collateral the clearing house holds for the account.
+constexpr const char* kAssigned = "3";
+
+}  // namespace
+
+std::vector<Message> AnswerCollateralInquiry(
+    const Message& m, const UserConfig& user,
+    const settlement::SettlementService* settlement) {
+  const std::string* id_field = m.Find(tag::kCollInquiryId);
+  const std::string id = id_field != nullptr ? *id_field : std::string();
+  const std::string* only = m.Find(tag::kAccount);
+  std::vector<Message> out(1);
+  Message& ack = out[0];
+  ack.type = "BG";
+  ack.Add(tag::kCollInquiryId, id);
+  const auto finish = [&](const char* status, const char* result,
+                          std::size_t reports, const std::string& date,
+                          const std::string& text) {
+    ack.Add(tag::kCollInquiryStatus, status);
+    ack.Add(tag::kCollInquiryResult, result);
+    ack.Add(tag::kTotNumReports, std::to_string(reports));
+    if (only != nullptr) ack.Add(tag::kAccount, *only);
+    if (!date.empty()) ack.Add(tag::kClearingBusinessDate, date);
+    if (!text.empty()) ack.Add(tag::kText, text);
+    return out;
+  };
+  if (settlement == nullptr) {
+    return finish(kRejected, kNotSupported, 0, "",
+                  "margin calls are not available on this server");
+  }
+  if (user.role != Role::kClearingMember && user.role != Role::kAdmin) {
+    return finish(kRejected, kUnauthorized, 0, "",
+                  "margin calls are for clearing members and the admin");
+  }
+  if (const std::string* sub = m.Find(tag::kSubscriptionRequestType);
+      sub != nullptr && *sub != "0") {
+    return finish(kRejected, kNotSupported, 0, "",
+                  "SubscriptionRequestType(263) must be 0 (snapshot)");
+  }
+  int64_t date = 0;
+  if (const std::string* d = m.Find(tag::kClearingBusinessDate)) {
+    const std::optional<int64_t> day = ParseFixDate(*d);
+    if (!day.has_value()) {
+      return finish(kRejected, kOther, 0, "",
+                    "ClearingBusinessDate(715) must be YYYYMMDD");
+    }
+    date = *day;
+  } else {
+    const std::vector<int64_t> dates = settlement->SettledDates();
+    if (dates.empty()) {
+      return finish(kRejected, kOther, 0, "",
+                    "no business date is settled yet");
+    }
+    date = dates.back();
+  }
+  const settlement::RunReport* report = settlement->Report(date);
+  if (report == nullptr) {
+    return finish(kRejected, kOther, 0, "", FixDate(date) + " is not settled");
+  }
+  const settlement::SettlementConfig& sc = settlement->config();
+  uint32_t member = 0;
+  if (user.role == Role::kClearingMember) {
+    for (std::size_t i = 1; i < sc.member_names.size(); ++i) {
+      if (sc.member_names[i] == user.clearing_member) {
+        member = static_cast<uint32_t>(i);
+      }
+    }
+    if (member == 0) {
+      return finish(kRejected, kUnauthorized, 0, "",
+                    "not a clearing member's session");
+    }
+  }
+  std::vector<settlement::MarginCall> calls =
+      settlement::MarginCalls(*report, settlement->ledger(), member);
+  const auto name = [&sc](uint32_t account) {
+    return account < sc.account_names.size() ? sc.account_names[account]
+                                             : std::string();
+  };
+  if (only != nullptr) {
+    std::erase_if(calls, [&](const settlement::MarginCall& c) {
+      return name(c.account) != *only;
+    });
+  }
+  const std::string fix_date = FixDate(date);
+  finish(kAccepted, kSuccessful, calls.size(), fix_date,
+         calls.empty() ? "no margin calls for " + fix_date : std::string());
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    const settlement::MarginCall& c = calls[k];
+    Message r;
+    r.type = "BA";
+    r.Add(tag::kCollRptId, "BA-" + id + "-" + std::to_string(k + 1));
+    r.Add(tag::kCollInquiryId, id);
+    r.Add(tag::kCollStatus, kAssigned);
+    r.Add(tag::kTotNumReports, std::to_string(calls.size()));
+    r.Add(tag::kAccount, name(c.account));
+    r.Add(tag::kClearingBusinessDate, fix_date);
+    r.Add(tag::kCurrency, "USD");
+    r.Add(tag::kMarginExcess,
+          settlement::AmountText(c.collateral - c.initial_margin));
+    r.Add(tag::kTotalNetValue, settlement::AmountText(c.collateral));
+    r.Add(tag::kCashOutstanding, settlement::AmountText(c.outstanding));
+    r.Add(tag::kCfxInitialMargin, settlement::AmountText(c.initial_margin));
+    r.Add(tag::kCfxMarginCallAmount, settlement::AmountText(c.amount_due));
+    r.Add(tag::kCfxCollateralNow, settlement::AmountText(c.collateral_now));
+    r.Add(tag::kCfxMarginCallStatus, c.met ? "MET" : "OPEN");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace cfx::gateway::fix
