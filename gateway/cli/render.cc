@@ -577,11 +577,6 @@ std::string LocalBook::Json(std::size_t depth) const {
 
 namespace {
 
-// True for "", "0", "0.00", "-0.000": a decimal without a non-zero digit.
-bool IsZero(const std::string& decimal) {
-  return decimal.find_first_of("123456789") == std::string::npos;
-}
-
 std::string SettlementPriceJson(const w::SettlementPrice& c) {
   return JsonObject()
       .Str("symbol", c.symbol())
@@ -652,16 +647,7 @@ std::string SettlementReportText(const w::SettlementReport& r) {
   out += "\n" + SettlementFinalsText(r);
   out += "\n" + SettlementTradesText(r);
   out += "\n" + SettlementMovementsText(r);
-  // The run's margin calls, when it issued any.
-  std::vector<std::vector<std::string>> calls = {
-      {"ACCOUNT", "MEMBER", "IM", "COLLATERAL", "MARGIN_CALL"}};
-  for (const w::AccountSettlement& a : r.accounts()) {
-    if (IsZero(a.margin_call())) continue;
-    calls.push_back({a.account(), a.clearing_member(), a.initial_margin(),
-                     a.collateral(), a.margin_call()});
-  }
-  if (calls.size() > 1)
-    out += "\nmargin calls\n" + FormatTable(calls, {2, 3, 4});
+  out += "\n" + SettlementMarginCallsText(r);
   return out;
 }
 
@@ -686,7 +672,7 @@ std::string SettlementReportCsv(const w::SettlementReport& r) {
                       p.variation_margin(), zero, a.initial_margin(),
                       a.collateral(), PositionFlags(r, p)});
     }
-    const bool spot = !IsZero(a.spot_cash());
+    const bool spot = !IsZeroDecimal(a.spot_cash());
     if (spot) {
       out += CsvLine({r.date(), a.account(), a.clearing_member(), "SPOT", "",
                       "", "", zero, a.spot_cash(), a.initial_margin(),
@@ -701,6 +687,7 @@ std::string SettlementReportCsv(const w::SettlementReport& r) {
   out += "\n" + SettlementFinalsCsv(r);
   out += "\n" + SettlementTradesCsv(r);
   out += "\n" + SettlementMovementsCsv(r);
+  out += "\n" + SettlementMarginCallsCsv(r);
   return out;
 }
 
@@ -735,7 +722,7 @@ std::string SettlementReportJson(const w::SettlementReport& r) {
   // The run's margin calls: account and amount due.
   std::string calls = "[";
   for (const w::AccountSettlement& a : r.accounts()) {
-    if (IsZero(a.margin_call())) continue;
+    if (IsZeroDecimal(a.margin_call())) continue;
     if (calls.size() > 1) calls += ',';
     calls += JsonObject()
                  .Str("account", a.account())

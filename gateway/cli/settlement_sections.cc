@@ -103,7 +103,23 @@ std::vector<std::vector<std::string>> MovementRows(
   return rows;
 }
 
+// The accounts the run called for margin: amount due = IM - collateral.
+std::vector<std::vector<std::string>> MarginCallRows(
+    const w::SettlementReport& r) {
+  std::vector<std::vector<std::string>> rows;
+  for (const w::AccountSettlement& a : r.accounts()) {
+    if (IsZeroDecimal(a.margin_call())) continue;
+    rows.push_back({a.account(), a.clearing_member(), a.initial_margin(),
+                    a.collateral(), a.margin_call()});
+  }
+  return rows;
+}
+
 }  // namespace
+
+bool IsZeroDecimal(const std::string& decimal) {
+  return decimal.find_first_of("123456789") == std::string::npos;
+}
 
 std::string ContractFlags(const w::SettlementPrice& c) {
   std::string flags = c.final() ? "final" : "";
@@ -149,6 +165,12 @@ std::string SettlementMovementsText(const w::SettlementReport& r) {
       "movements");
 }
 
+std::string SettlementMarginCallsText(const w::SettlementReport& r) {
+  return Table(MarginCallRows(r),
+               {"ACCOUNT", "MEMBER", "IM", "COLLATERAL", "MARGIN_CALL"},
+               {2, 3, 4}, "margin calls");
+}
+
 std::string SettlementContractsCsv(const w::SettlementReport& r) {
   std::vector<std::vector<std::string>> rows;
   for (const w::SettlementPrice& c : r.contracts()) {
@@ -180,6 +202,13 @@ std::string SettlementMovementsCsv(const w::SettlementReport& r) {
              {"date", "kind", "account", "clearing_member", "amount",
               "counterparty", "reference"},
              MovementRows(r));
+}
+
+std::string SettlementMarginCallsCsv(const w::SettlementReport& r) {
+  return Csv(r,
+             {"date", "account", "clearing_member", "initial_margin",
+              "collateral", "margin_call"},
+             MarginCallRows(r));
 }
 
 std::string SettlementTradesJson(const w::SettlementReport& r) {

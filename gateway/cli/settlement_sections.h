@@ -15,13 +15,15 @@ namespace cfx::gateway::cli {
 // render.h's SettlementReportText/Csv/Json put them together.
 
 // Text: one table each, or "final settlements: none", "trades: none",
-// "movements: none".
+// "movements: none", "margin calls: none".
 //   ACCOUNT MEMBER CONTRACT FINAL_QUANTITY FSP AMOUNT FLAGS
 //   TRADE_ID TIME ACCOUNT MEMBER CONTRACT SIDE QUANTITY PRICE FLAGS
 //   KIND ACCOUNT MEMBER AMOUNT COUNTERPARTY REFERENCE
+//   ACCOUNT MEMBER IM COLLATERAL MARGIN_CALL
 std::string SettlementFinalsText(const wire::v1::SettlementReport& r);
 std::string SettlementTradesText(const wire::v1::SettlementReport& r);
 std::string SettlementMovementsText(const wire::v1::SettlementReport& r);
+std::string SettlementMarginCallsText(const wire::v1::SettlementReport& r);
 
 // CSV: a header line and one line per row, always (a table without rows is
 // its header alone).
@@ -31,10 +33,12 @@ std::string SettlementMovementsText(const wire::v1::SettlementReport& r);
 //   date,trade_id,match_time,account,clearing_member,contract,side,
 //     quantity,price,flags
 //   date,kind,account,clearing_member,amount,counterparty,reference
+//   date,account,clearing_member,initial_margin,collateral,margin_call
 std::string SettlementContractsCsv(const wire::v1::SettlementReport& r);
 std::string SettlementFinalsCsv(const wire::v1::SettlementReport& r);
 std::string SettlementTradesCsv(const wire::v1::SettlementReport& r);
 std::string SettlementMovementsCsv(const wire::v1::SettlementReport& r);
+std::string SettlementMarginCallsCsv(const wire::v1::SettlementReport& r);
 
 // JSON arrays of objects: trades {trade_id, match_time, match_time_ns,
 // account, clearing_member, symbol, side, quantity, price, busted} and
@@ -42,6 +46,9 @@ std::string SettlementMovementsCsv(const wire::v1::SettlementReport& r);
 // reference}.
 std::string SettlementTradesJson(const wire::v1::SettlementReport& r);
 std::string SettlementMovementsJson(const wire::v1::SettlementReport& r);
+
+// True for "", "0", "0.00", "-0.000": a decimal without a non-zero digit.
+bool IsZeroDecimal(const std::string& decimal);
 
 // "final", "DISRUPTED" or "final, DISRUPTED" ("" for neither).
 std::string ContractFlags(const wire::v1::SettlementPrice& c);

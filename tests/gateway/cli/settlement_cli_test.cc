@@ -119,9 +119,9 @@ TEST_F(SettlementCliTest, ReportAsCsvAndJson) {
   EXPECT_EQ(csv.exit_code, 0) << csv.err;
   const std::vector<std::string> lines = Lines(csv.out);
   // Header, FIRM-C, PROV-A, PROV-B; then the 24 contracts, the final
-  // settlements (none), FIRM-C's fill, and the opening collateral of the
-  // three accounts.
-  ASSERT_EQ(lines.size(), 40u) << csv.out;
+  // settlements (none), FIRM-C's fill, the opening collateral of the
+  // three accounts, and the margin calls (none).
+  ASSERT_EQ(lines.size(), 42u) << csv.out;
   EXPECT_EQ(lines[0].rfind("date,account,clearing_member,contract,", 0), 0u);
   EXPECT_EQ(lines[1].rfind("2026-12-01,FIRM-C,CM-2,XB2SZ6,-2,5.85,1,", 0), 0u)
       << lines[1];
@@ -143,6 +143,10 @@ TEST_F(SettlementCliTest, ReportAsCsvAndJson) {
             "date,kind,account,clearing_member,amount,"
             "counterparty,reference");
   EXPECT_EQ(lines[37], "2026-12-01,DEPOSIT,FIRM-C,CM-2,10000000.000000,BANK,0");
+  EXPECT_EQ(lines[40], "");
+  EXPECT_EQ(lines[41],
+            "date,account,clearing_member,initial_margin,collateral,"
+            "margin_call");
   const ToolResult json = Run("settle report 2026-12-01 --json", "admin");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   ASSERT_EQ(Lines(json.out).size(), 1u) << json.out;

@@ -154,7 +154,9 @@ TEST(SettlementRender, TextShowsPricesPositionsTotalsFinalsFillsAndCash) {
       "DEPOSIT           ODD,NAME  CM-1        5.000000  BANK            17\n"
       "FINAL_SETTLEMENT  FIRM-A    CM-1      146.000000  CLEARING-HOUSE  "
       "XB2SZ6\n"
-      "SPOT_CASH         FIRM-B    CM-1    -1152.000000  CLEARING-HOUSE  38\n");
+      "SPOT_CASH         FIRM-B    CM-1    -1152.000000  CLEARING-HOUSE  38\n"
+      "\n"
+      "margin calls: none\n");
 }
 
 TEST(SettlementRender, TextOfAnEmptyReportSaysNone) {
@@ -163,7 +165,7 @@ TEST(SettlementRender, TextOfAnEmptyReportSaysNone) {
   EXPECT_EQ(SettlementReportText(r),
             "settlement 2026-12-01\ncontracts: none\n\npositions: none\n\n"
             "accounts: none\n\nfinal settlements: none\n\ntrades: none\n\n"
-            "movements: none\n");
+            "movements: none\n\nmargin calls: none\n");
 }
 
 TEST(SettlementRender, CsvHasOneTableASectionWithFlagsFinalsFillsAndCash) {
@@ -202,6 +204,8 @@ TEST(SettlementRender, CsvHasOneTableASectionWithFlagsFinalsFillsAndCash) {
       "2026-12-31,FINAL_SETTLEMENT,FIRM-A,CM-1,146.000000,CLEARING-HOUSE,"
       "XB2SZ6",
       "2026-12-31,SPOT_CASH,FIRM-B,CM-1,-1152.000000,CLEARING-HOUSE,38",
+      "",
+      "date,account,clearing_member,initial_margin,collateral,margin_call",
   };
   EXPECT_EQ(lines, expected);
 }
@@ -337,11 +341,17 @@ TEST(SettlementRender, AReportWithACallListsItAfterTheAccounts) {
   const std::string text = SettlementReportText(r);
   EXPECT_NE(
       text.find(
-          "\nmargin calls\nACCOUNT  MEMBER          IM       COLLATERAL  "
+          "\nACCOUNT  MEMBER          IM       COLLATERAL  "
           "MARGIN_CALL\nFIRM-A   CM-1    646.050000  10000072.500000        "
           "12.34\n"),
       std::string::npos)
       << text;
+  EXPECT_NE(SettlementReportCsv(r).find(
+                "\ndate,account,clearing_member,initial_margin,collateral,"
+                "margin_call\n2026-12-31,FIRM-A,CM-1,646.050000,"
+                "10000072.500000,12.34\n"),
+            std::string::npos)
+      << SettlementReportCsv(r);
   EXPECT_NE(
       SettlementReportJson(r).find(
           ",\"margin_calls\":[{\"account\":\"FIRM-A\",\"clearing_member\":"
