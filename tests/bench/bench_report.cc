@@ -1,12 +1,12 @@
-#include "bench/bench_report.h"
+#include "tests/bench/bench_report.h"
 
 #include <algorithm>
 #include <numeric>
 #include <string>
 #include <vector>
 
-#include "bench/text.h"
 #include "exchange/core/event.h"
+#include "tests/bench/text.h"
 
 namespace cfx::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench/fix_bench.h"
+#include "tests/bench/fix_bench.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -22,13 +22,13 @@
 #include <utility>
 #include <vector>
 
-#include "bench/fix_bare_acceptor.h"
-#include "bench/loopback_bench.h"
-#include "bench/scratch_dir.h"
-#include "bench/text.h"
 #include "gateway/config/server_config.h"
 #include "gateway/fix/dictionary.h"
 #include "gateway/server/exchange_server.h"
+#include "tests/bench/fix_bare_acceptor.h"
+#include "tests/bench/loopback_bench.h"
+#include "tests/bench/scratch_dir.h"
+#include "tests/bench/text.h"
 
 namespace cfx::bench {
 

@@ -1,4 +1,4 @@
-#include "bench/engine_workloads.h"
+#include "tests/bench/engine_workloads.h"
 
 #include <algorithm>
 #include <bit>
@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "bench/rng.h"
-#include "bench/text.h"
 #include "exchange/core/engine.h"
 #include "exchange/core/event.h"
 #include "exchange/core/reject_code.h"
+#include "tests/bench/rng.h"
+#include "tests/bench/text.h"
 
 namespace cfx::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench/index_bench.h"
+#include "tests/bench/index_bench.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "bench/cpu_sample.h"
-#include "bench/engine_runner.h"
-#include "bench/rng.h"
-#include "bench/text.h"
 #include "exchange/core/event.h"
 #include "exchange/core/types.h"
 #include "index/index_service.h"
+#include "tests/bench/cpu_sample.h"
+#include "tests/bench/engine_runner.h"
+#include "tests/bench/rng.h"
+#include "tests/bench/text.h"
 
 namespace cfx::bench {
 namespace {

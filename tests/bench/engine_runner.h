@@ -3,10 +3,10 @@
 #include <array>
 #include <cstdint>
 
-#include "bench/engine_workloads.h"
-#include "bench/latency_histogram.h"
 #include "exchange/core/event.h"
 #include "exchange/core/status.h"
+#include "tests/bench/engine_workloads.h"
+#include "tests/bench/latency_histogram.h"
 
 namespace cfx::bench {
 

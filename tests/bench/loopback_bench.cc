@@ -1,4 +1,4 @@
-#include "bench/loopback_bench.h"
+#include "tests/bench/loopback_bench.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

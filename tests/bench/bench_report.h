@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/engine_runner.h"
-#include "bench/engine_workloads.h"
+#include "tests/bench/engine_runner.h"
+#include "tests/bench/engine_workloads.h"
 
 namespace cfx::bench {
 

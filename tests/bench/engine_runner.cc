@@ -1,4 +1,4 @@
-#include "bench/engine_runner.h"
+#include "tests/bench/engine_runner.h"
 
 #include <time.h>
 
@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "bench/rng.h"
 #include "exchange/core/command.h"
 #include "exchange/core/engine.h"
+#include "tests/bench/rng.h"
 
 // Optional: lets `valgrind --tool=callgrind --collect-atstart=no` count the
 // timed loop of the throughput pass only (Debian's valgrind package ships

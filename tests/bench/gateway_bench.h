@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/cpu_sample.h"
-#include "bench/latency_histogram.h"
 #include "exchange/core/status.h"
+#include "tests/bench/cpu_sample.h"
+#include "tests/bench/latency_histogram.h"
 
 namespace cfx::bench {
 

@@ -4,8 +4,8 @@
 // every NewOrderSingle with one ExecutionReport and does nothing else.
 //
 // QuickFIX 1.15.1 headers compile only as C++14 (STYLE.md §10), so QuickFIX
-// is included by bench/fix_bare_acceptor_quickfix.cc alone; this header is
-// C++14 and holds no QuickFIX types.
+// is included by tests/bench/fix_bare_acceptor_quickfix.cc alone; this header
+// is C++14 and holds no QuickFIX types.
 
 #include <cstdint>
 #include <memory>

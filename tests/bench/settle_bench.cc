@@ -1,4 +1,4 @@
-#include "bench/settle_bench.h"
+#include "tests/bench/settle_bench.h"
 
 #include <time.h>
 #include <unistd.h>
@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "bench/cpu_sample.h"
-#include "bench/rng.h"
-#include "bench/text.h"
 #include "exchange/core/event.h"
 #include "settlement/settlement_report.h"
 #include "settlement/settlement_service.h"
+#include "tests/bench/cpu_sample.h"
+#include "tests/bench/rng.h"
+#include "tests/bench/text.h"
 
 namespace cfx::bench {
 namespace {

@@ -30,14 +30,14 @@
 #include <string>
 #include <vector>
 
-#include "bench/bench_report.h"
-#include "bench/engine_runner.h"
-#include "bench/engine_workloads.h"
-#include "bench/fix_bench.h"
-#include "bench/gateway_bench.h"
-#include "bench/index_bench.h"
-#include "bench/journal_bench.h"
-#include "bench/settle_bench.h"
+#include "tests/bench/bench_report.h"
+#include "tests/bench/engine_runner.h"
+#include "tests/bench/engine_workloads.h"
+#include "tests/bench/fix_bench.h"
+#include "tests/bench/gateway_bench.h"
+#include "tests/bench/index_bench.h"
+#include "tests/bench/journal_bench.h"
+#include "tests/bench/settle_bench.h"
 
 namespace cfx::bench {
 namespace {

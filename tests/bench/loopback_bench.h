@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <string>
 
-#include "bench/latency_histogram.h"
 #include "exchange/core/status.h"
 #include "gateway/config/server_config.h"
+#include "tests/bench/latency_histogram.h"
 
 namespace cfx::bench {
 

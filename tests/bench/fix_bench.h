@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "bench/cpu_sample.h"
-#include "bench/latency_histogram.h"
 #include "exchange/core/status.h"
+#include "tests/bench/cpu_sample.h"
+#include "tests/bench/latency_histogram.h"
 
 namespace cfx::bench {
 
@@ -89,7 +89,7 @@ struct FixTargetResult {
 // runs, so a drift in the machine's load favours neither).
 struct FixBenchResult {
   FixTargetResult gateway;  // an in-process ExchangeServer, simulated clock
-  FixTargetResult bare;     // bench/fix_bare_acceptor.h
+  FixTargetResult bare;     // tests/bench/fix_bare_acceptor.h
   bool bare_first = true;
   bool dictionary = false;   // the bare acceptor validated with CFX-FIX44
   std::string load_average;  // /proc/loadavg at the start of the run

@@ -1,4 +1,4 @@
-#include "bench/cpu_sample.h"
+#include "tests/bench/cpu_sample.h"
 
 #include <dirent.h>
 #include <unistd.h>

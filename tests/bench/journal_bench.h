@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/latency_histogram.h"
 #include "exchange/core/status.h"
+#include "tests/bench/latency_histogram.h"
 
 namespace cfx::bench {
 

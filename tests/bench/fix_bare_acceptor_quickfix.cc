@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "bench/fix_bare_acceptor.h"
 #include "quickfix/Application.h"
 #include "quickfix/Exceptions.h"
 #include "quickfix/FileStore.h"
@@ -25,6 +24,7 @@
 #include "quickfix/Session.h"
 #include "quickfix/SessionSettings.h"
 #include "quickfix/SocketAcceptor.h"
+#include "tests/bench/fix_bare_acceptor.h"
 
 namespace cfx {
 namespace bench {

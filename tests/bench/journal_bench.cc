@@ -1,4 +1,4 @@
-#include "bench/journal_bench.h"
+#include "tests/bench/journal_bench.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include "bench/engine_workloads.h"
-#include "bench/scratch_dir.h"
 #include "exchange/clock.h"
 #include "exchange/idle.h"
 #include "exchange/pipeline.h"
+#include "tests/bench/engine_workloads.h"
+#include "tests/bench/scratch_dir.h"
 
 namespace cfx::bench {
 namespace {

@@ -1,4 +1,4 @@
-#include "bench/gateway_bench.h"
+#include "tests/bench/gateway_bench.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -19,13 +19,13 @@
 #include <thread>
 #include <vector>
 
-#include "bench/loopback_bench.h"
-#include "bench/scratch_dir.h"
 #include "cfx/wire/v1/wire.pb.h"
 #include "gateway/config/server_config.h"
 #include "gateway/pb/frame.h"
 #include "gateway/pb/logon_signature.h"
 #include "gateway/server/exchange_server.h"
+#include "tests/bench/loopback_bench.h"
+#include "tests/bench/scratch_dir.h"
 
 namespace cfx::bench {
 
