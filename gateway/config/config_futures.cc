@@ -170,7 +170,6 @@ Status Builder::BuildFutures() {
   return Status::Ok();
 }
 
-// ic->max_price from `text` (empty = $100.00), a multiple of ic->tick.
 Status Builder::MaxPrice(const FieldPath& path, const std::string& text,
                          exchange::InstrumentConfig* ic) const {
   ic->max_price = exchange::Price{kDefaultMaxPriceUnits};

@@ -60,7 +60,6 @@ Status Builder::BuildIndex() {
   return Status::Ok();
 }
 
-// Each holiday a weekday date, listed once.
 Status Builder::BuildCalendar() {
   const FieldPath path = Root().Field("calendar");
   std::map<int64_t, size_t> seen;  // day -> index of its first listing

@@ -6,7 +6,6 @@
 
 namespace cfx::gateway::config_internal {
 
-// listing_days + 1 spot slots per grade, after the futures.
 Status Builder::BuildSpot() {
   const exchange::EngineLimits& limits = out_.engine.limits;
   const pb::Spot& sp = in_.spot();
@@ -72,7 +71,6 @@ Status Builder::BuildSpot() {
   return Status::Ok();
 }
 
-// The engine's view of grades and providers (ratings, attestations).
 Status Builder::BuildReference() {
   exchange::ReferenceConfig& ref = out_.engine.reference;
   for (const GradeInfo& g : out_.grades) {

@@ -16,7 +16,6 @@ std::string Quote(std::string_view s) {
   return out;
 }
 
-// Names of firms, users, accounts, ...: 1-64 printable ASCII bytes, no blank.
 bool IsName(std::string_view s) {
   if (s.empty() || s.size() > kMaxNameBytes) return false;
   for (char c : s) {
@@ -25,7 +24,6 @@ bool IsName(std::string_view s) {
   return true;
 }
 
-// Futures roots: 1-8 upper-case letters or digits.
 bool IsRoot(std::string_view s) {
   if (s.empty() || s.size() > 8) return false;
   for (char c : s) {
@@ -33,6 +31,8 @@ bool IsRoot(std::string_view s) {
   }
   return true;
 }
+
+namespace {
 
 // Parses exactly `width` decimal digits.
 bool ParseDigits(std::string_view s, size_t width, int* out) {
@@ -42,14 +42,14 @@ bool ParseDigits(std::string_view s, size_t width, int* out) {
          s.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
-// "YYYY-MM", years 2000-2199.
+}  // namespace
+
 bool ParseYearMonth(std::string_view s, int* year, int* month) {
   return s.size() == 7 && s[4] == '-' && ParseDigits(s.substr(0, 4), 4, year) &&
          ParseDigits(s.substr(5, 2), 2, month) && *year >= 2000 &&
          *year <= 2199 && *month >= 1 && *month <= 12;
 }
 
-// "HH:MM", 00:00-23:59, as seconds after midnight.
 bool ParseHourMinute(std::string_view s, int64_t* seconds) {
   int h = 0, m = 0;
   if (s.size() != 5 || s[2] != ':' || !ParseDigits(s.substr(0, 2), 2, &h) ||
@@ -60,6 +60,8 @@ bool ParseHourMinute(std::string_view s, int64_t* seconds) {
   return true;
 }
 
+namespace {
+
 std::string FormatUsd(int64_t units, int decimals) {
   int64_t scale = 1;
   for (int i = 0; i < decimals; ++i) scale *= 10;
@@ -68,6 +70,8 @@ std::string FormatUsd(int64_t units, int decimals) {
   while (frac.size() > 2 && frac.back() == '0') frac.pop_back();
   return std::to_string(units / scale) + "." + frac;
 }
+
+}  // namespace
 
 std::string FormatPrice(exchange::Price p) {
   return FormatUsd(p.units, kPriceDecimals);
@@ -92,7 +96,6 @@ Result<ServerConfig> Builder::Build() {
   return std::move(out_);
 }
 
-// "<file>:<line>: <path>: <message>"; line 1 if the path is not in the file.
 Status Builder::ErrorAtLine(int line, const FieldPath& path,
                             std::string_view message) const {
   std::string m = filename_;
@@ -109,8 +112,6 @@ Status Builder::Error(const FieldPath& path, std::string_view message) const {
   return ErrorAtLine(path.Line(tree_), path, message);
 }
 
-// Requires `name`, field `field` of entry `index` of repeated field `list`,
-// to be a well-formed name of a `what` not in `seen`; adds it to `seen`.
 Status Builder::CheckNewName(std::unordered_map<std::string, size_t>& seen,
                              std::string_view list, size_t index,
                              std::string_view name, std::string_view what,
@@ -133,15 +134,12 @@ Status Builder::CheckNewName(std::unordered_map<std::string, size_t>& seen,
   return Status::Ok();
 }
 
-// Where a capacity error goes: the limit's line if the file sets it, else
-// the line of the entry that exceeds the default.
 int Builder::LimitLine(bool limit_set, std::string_view limit,
                        const FieldPath& entry) const {
   return limit_set ? Root().Field("limits").Field(limit).Line(tree_)
                    : entry.Line(tree_);
 }
 
-// `firm` must name a configured firm.
 Status Builder::CheckFirm(const FieldPath& path, std::string_view firm) const {
   if (firm.empty()) return Error(path, "firm is required");
   if (firms_.find(std::string(firm)) == firms_.end()) {
@@ -150,7 +148,6 @@ Status Builder::CheckFirm(const FieldPath& path, std::string_view firm) const {
   return Status::Ok();
 }
 
-// A positive USD price on the 1/10,000 grid.
 Result<exchange::Price> Builder::ParsePrice(const FieldPath& path,
                                             std::string_view text) const {
   if (text.empty()) return Error(path, "a USD price is required");
@@ -165,7 +162,6 @@ Result<exchange::Price> Builder::ParsePrice(const FieldPath& path,
   return exchange::Price{*units};
 }
 
-// Runs exchange::ValidateEngineConfig and points its error at the config.
 Status Builder::CheckEngine() const {
   const Status s = exchange::ValidateEngineConfig(out_.engine);
   if (s.ok()) return s;
