@@ -25,6 +25,7 @@
 #include "gateway/config/token_bucket.h"
 #include "gateway/fix/collateral_inquiry.h"
 #include "gateway/fix/dictionary.h"
+#include "gateway/fix/fix_tags.h"
 #include "gateway/http/index_page.h"
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
@@ -242,18 +243,18 @@ Message MassCancelReport(const std::string& clordid, const std::string& type,
                          uint64_t affected, exchange::Timestamp ts) {
   Message r;
   r.type = "r";
-  r.Add(11, clordid);
-  r.Add(37, clordid);
-  r.Add(530, type);
-  r.Add(531, response);
+  r.Add(tag::kClOrdID, clordid);
+  r.Add(tag::kOrderID, clordid);
+  r.Add(tag::kMassCancelRequestType, type);
+  r.Add(tag::kMassCancelResponse, response);
   if (response == "0") {
-    r.Add(532, std::to_string(reject_reason));
+    r.Add(tag::kMassCancelRejectReason, std::to_string(reject_reason));
   } else {
-    r.Add(533, std::to_string(affected));
+    r.Add(tag::kTotalAffectedOrders, std::to_string(affected));
   }
-  if (!symbol.empty()) r.Add(55, symbol);
-  if (!text.empty()) r.Add(58, text);
-  r.Add(60, FormatFixTime(ts));
+  if (!symbol.empty()) r.Add(tag::kSymbol, symbol);
+  if (!text.empty()) r.Add(tag::kText, text);
+  r.Add(tag::kTransactTime, FormatFixTime(ts));
   return r;
 }
 
@@ -350,60 +351,45 @@ std::string FormatFixTime(exchange::Timestamp t) {
 }
 
 std::vector<Field> IndexEntry(const index::Print& p, int64_t fixing_ns) {
-  // The CFX index tags of the dictionary (gateway/fix/spec/CFX-FIX44.xml).
-  enum : int {
-    kLevel = 5810,
-    kDisrupted = 5811,
-    kRevision = 5812,
-    kComputedAt = 5813,
-    kTradeCount = 5814,
-    kDistinctSellers = 5815,
-    kDistinctBuyers = 5816,
-    kGpuHours = 5817,
-    kP25 = 5818,
-    kP75 = 5819,
-    kPartitionsUsed = 5820,
-    kUsdPerMillionTokens = 5821,
-    kAttestedTokens = 5822,
-    kTradeIds = 5823,
-  };
   const index::PrintReading r = index::ReadingOf(p);
   std::vector<Field> e;
-  e.push_back({269, "3"});
+  e.push_back({tag::kMDEntryType, "3"});
   // A field the print does not have is left out.
-  if (r.value.has_value()) e.push_back({270, *r.value});
+  if (r.value.has_value()) e.push_back({tag::kMDEntryPx, *r.value});
   const std::string fixing = FormatFixTime(exchange::Timestamp{fixing_ns});
-  e.push_back({272, fixing.substr(0, 8)});  // YYYYMMDD
-  e.push_back({273, fixing.substr(9)});     // HH:MM:SS.sss
-  e.push_back({kLevel, std::string(r.level)});
-  e.push_back({kDisrupted, r.disrupted ? "Y" : "N"});
-  e.push_back({kRevision, Str(uint64_t{p.revision})});
-  e.push_back(
-      {kComputedAt, FormatFixTime(exchange::Timestamp{p.computed_at_ns})});
-  e.push_back({kTradeCount, Str(uint64_t{p.trade_count})});
-  e.push_back({kDistinctSellers, Str(uint64_t{p.sellers})});
-  e.push_back({kDistinctBuyers, Str(uint64_t{p.buyers})});
-  e.push_back({kGpuHours, Str(p.gpu_hours)});
-  if (r.p25.has_value()) e.push_back({kP25, *r.p25});
-  if (r.p75.has_value()) e.push_back({kP75, *r.p75});
+  e.push_back({tag::kMDEntryDate, fixing.substr(0, 8)});  // YYYYMMDD
+  e.push_back({tag::kMDEntryTime, fixing.substr(9)});     // HH:MM:SS.sss
+  e.push_back({tag::kCfxIndexLevel, std::string(r.level)});
+  e.push_back({tag::kCfxIndexDisrupted, r.disrupted ? "Y" : "N"});
+  e.push_back({tag::kCfxIndexRevision, Str(uint64_t{p.revision})});
+  e.push_back({tag::kCfxIndexComputedAt,
+               FormatFixTime(exchange::Timestamp{p.computed_at_ns})});
+  e.push_back({tag::kCfxIndexTradeCount, Str(uint64_t{p.trade_count})});
+  e.push_back({tag::kCfxIndexDistinctSellers, Str(uint64_t{p.sellers})});
+  e.push_back({tag::kCfxIndexDistinctBuyers, Str(uint64_t{p.buyers})});
+  e.push_back({tag::kCfxIndexGPUHours, Str(p.gpu_hours)});
+  if (r.p25.has_value()) e.push_back({tag::kCfxIndexP25, *r.p25});
+  if (r.p75.has_value()) e.push_back({tag::kCfxIndexP75, *r.p75});
   std::string partitions;
   for (const uint32_t k : r.partitions_used) {
     if (!partitions.empty()) partitions += ' ';
     partitions += Str(uint64_t{k});
   }
-  if (!partitions.empty()) e.push_back({kPartitionsUsed, partitions});
+  if (!partitions.empty())
+    e.push_back({tag::kCfxIndexPartitionsUsed, partitions});
   if (r.usd_per_million_tokens.has_value()) {
-    e.push_back({kUsdPerMillionTokens, *r.usd_per_million_tokens});
+    e.push_back({tag::kCfxIndexUSDPerMillionTokens, *r.usd_per_million_tokens});
   }
   if (r.attested_tokens_per_s_per_gpu.has_value()) {
-    e.push_back({kAttestedTokens, *r.attested_tokens_per_s_per_gpu});
+    e.push_back(
+        {tag::kCfxIndexAttestedTokensPerGPU, *r.attested_tokens_per_s_per_gpu});
   }
   std::string ids;
   for (const uint64_t id : p.trade_ids) {
     if (!ids.empty()) ids += ' ';
     ids += Str(id);
   }
-  if (!ids.empty()) e.push_back({kTradeIds, std::move(ids)});
+  if (!ids.empty()) e.push_back({tag::kCfxIndexTradeIDs, std::move(ids)});
   return e;
 }
 
@@ -827,7 +813,8 @@ void FixGateway::OnMessage(int session, const Message& m) {
   const int64_t rate = config_.session.max_messages_per_second;
   if (!s.throttle.TryTake(rate, SteadyNs())) {
     std::string ref;
-    for (int tag : {11, 262, 320, 324}) {
+    for (int tag : {tag::kClOrdID, tag::kMDReqID, tag::kSecurityReqID,
+                    tag::kSecurityStatusReqID}) {
       if (const std::string* v = m.Find(tag)) {
         ref = *v;
         break;
@@ -866,8 +853,8 @@ bool FixGateway::Submit(int s, const Command& c, const Message& m,
 void FixGateway::Send(int s, const Message& m) {
   if (deps_.metrics != nullptr && m.type.size() == 1) {
     deps_.metrics->FixMessageSent(m.type[0]);
-    if (m.type == "9" ||
-        (m.type == "8" && m.Find(150) != nullptr && *m.Find(150) == "8")) {
+    if (m.type == "9" || (m.type == "8" && m.Find(tag::kExecType) != nullptr &&
+                          *m.Find(tag::kExecType) == "8")) {
       deps_.metrics->OrderRejected();
     }
   }
@@ -886,11 +873,11 @@ void FixGateway::BusinessReject(int s, const Message& m, int reason,
                                 const std::string& text) {
   Message r;
   r.type = "j";
-  if (m.seq_num > 0) r.Add(45, Str(int64_t{m.seq_num}));
-  r.Add(372, m.type);
-  if (!ref_id.empty()) r.Add(379, ref_id);
-  r.Add(380, Str(int64_t{reason}));
-  r.Add(58, text);
+  if (m.seq_num > 0) r.Add(tag::kRefSeqNum, Str(int64_t{m.seq_num}));
+  r.Add(tag::kRefMsgType, m.type);
+  if (!ref_id.empty()) r.Add(tag::kBusinessRejectRefID, ref_id);
+  r.Add(tag::kBusinessRejectReason, Str(int64_t{reason}));
+  r.Add(tag::kText, text);
   Send(s, r);
 }
 
@@ -909,21 +896,22 @@ void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   Message r;
   r.type = "8";
-  r.Add(37, kNone);
-  r.Add(11, Get(m, 11));
-  r.Add(17, reject_exec_prefix_ + Str(++reject_exec_count_));
-  r.Add(150, "8");
-  r.Add(39, "8");
-  if (!ss.account_name.empty()) r.Add(1, ss.account_name);
-  for (int tag : {55, 54, 38, 40, 44, 59}) {
+  r.Add(tag::kOrderID, kNone);
+  r.Add(tag::kClOrdID, Get(m, tag::kClOrdID));
+  r.Add(tag::kExecID, reject_exec_prefix_ + Str(++reject_exec_count_));
+  r.Add(tag::kExecType, "8");
+  r.Add(tag::kOrdStatus, "8");
+  if (!ss.account_name.empty()) r.Add(tag::kAccount, ss.account_name);
+  for (int tag : {tag::kSymbol, tag::kSide, tag::kOrderQty, tag::kOrdType,
+                  tag::kPrice, tag::kTimeInForce}) {
     if (const std::string* v = m.Find(tag)) r.Add(tag, *v);
   }
-  r.Add(151, "0");
-  r.Add(14, "0");
-  r.Add(6, "0");
-  r.Add(103, Str(int64_t{ord_rej_reason}));
-  r.Add(58, text);
-  r.Add(60, FormatFixTime(deps_.clock->Now()));
+  r.Add(tag::kLeavesQty, "0");
+  r.Add(tag::kCumQty, "0");
+  r.Add(tag::kAvgPx, "0");
+  r.Add(tag::kOrdRejReason, Str(int64_t{ord_rej_reason}));
+  r.Add(tag::kText, text);
+  r.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
   Send(s, r);
 }
 
@@ -932,16 +920,17 @@ void FixGateway::RejectCancel(int s, const Message& m, bool replace,
                               const std::string& text) {
   Message r;
   r.type = "9";
-  r.Add(37, o != nullptr ? Str(o->id.value) : std::string(kNone));
-  r.Add(11, Get(m, 11));
-  r.Add(41, Get(m, 41));
-  r.Add(39, o != nullptr ? std::string(1, o->status) : std::string("8"));
-  r.Add(434, replace ? "2" : "1");
-  r.Add(102, Str(int64_t{reason}));
-  r.Add(58, text);
+  r.Add(tag::kOrderID, o != nullptr ? Str(o->id.value) : std::string(kNone));
+  r.Add(tag::kClOrdID, Get(m, tag::kClOrdID));
+  r.Add(tag::kOrigClOrdID, Get(m, tag::kOrigClOrdID));
+  r.Add(tag::kOrdStatus,
+        o != nullptr ? std::string(1, o->status) : std::string("8"));
+  r.Add(tag::kCxlRejResponseTo, replace ? "2" : "1");
+  r.Add(tag::kCxlRejReason, Str(int64_t{reason}));
+  r.Add(tag::kText, text);
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  if (!ss.account_name.empty()) r.Add(1, ss.account_name);
-  r.Add(60, FormatFixTime(deps_.clock->Now()));
+  if (!ss.account_name.empty()) r.Add(tag::kAccount, ss.account_name);
+  r.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
   Send(s, r);
 }
 
@@ -949,36 +938,37 @@ void FixGateway::RejectCancel(int s, const Message& m, bool replace,
 
 void FixGateway::OnNewOrder(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& clordid = Get(m, 11);
+  const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
     return BusinessReject(s, m, 6, clordid, ss.trade_denied);
   }
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
   if (id == 0) return RejectNew(s, m, 99, ClOrdIdProblem());
-  if (const std::string* a = m.Find(1); a != nullptr && *a != ss.account_name) {
+  if (const std::string* a = m.Find(tag::kAccount);
+      a != nullptr && *a != ss.account_name) {
     return RejectNew(s, m, 15,
                      "Account(1) " + *a + " is not this session's account");
   }
-  const InstrumentInfo* info = instruments_.Find(Get(m, 55));
+  const InstrumentInfo* info = instruments_.Find(Get(m, tag::kSymbol));
   if (info == nullptr) {
-    return RejectNew(s, m, 1, "unknown Symbol(55) " + Get(m, 55));
+    return RejectNew(s, m, 1, "unknown Symbol(55) " + Get(m, tag::kSymbol));
   }
-  const std::string& side = Get(m, 54);
+  const std::string& side = Get(m, tag::kSide);
   if (side != "1" && side != "2") {
     return RejectNew(s, m, 99, "Side(54) must be 1 (buy) or 2 (sell)");
   }
-  const auto qty = ParseFixQuantity(Get(m, 38));
+  const auto qty = ParseFixQuantity(Get(m, tag::kOrderQty));
   if (!qty) {
     return RejectNew(s, m, 13,
-                     "OrderQty(38) " + Get(m, 38) +
+                     "OrderQty(38) " + Get(m, tag::kOrderQty) +
                          " is not a positive whole number of lots");
   }
-  const std::string& ord_type = Get(m, 40);
+  const std::string& ord_type = Get(m, tag::kOrdType);
   if (ord_type != "1" && ord_type != "2") {
     return RejectNew(s, m, 11, "OrdType(40) must be 1 (market) or 2 (limit)");
   }
   const bool market = ord_type == "1";
-  const std::string* price_text = m.Find(44);
+  const std::string* price_text = m.Find(tag::kPrice);
   int64_t price = 0;
   if (market) {
     if (price_text != nullptr) {
@@ -998,13 +988,13 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
     }
     price = *p;
   }
-  const auto tif = TifOf(m.Find(59));
+  const auto tif = TifOf(m.Find(tag::kTimeInForce));
   if (!tif) {
     return RejectNew(s, m, 11,
                      "TimeInForce(59) must be 0 (day), 1 (GTC), 3 (IOC), 4 "
                      "(FOK) or 6 (GTD)");
   }
-  const std::string* expire = m.Find(126);
+  const std::string* expire = m.Find(tag::kExpireTime);
   int64_t expire_ns = 0;
   if (*tif == TimeInForce::kGtd) {
     if (expire == nullptr) {
@@ -1024,7 +1014,7 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
                      "ExpireTime(126) is only for TimeInForce 6 (GTD)");
   }
   uint8_t flags = 0;
-  if (const std::string* inst = m.Find(18)) {
+  if (const std::string* inst = m.Find(tag::kExecInst)) {
     if (*inst != "6") {
       return RejectNew(
           s, m, 11,
@@ -1066,18 +1056,19 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
 
 void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& clordid = Get(m, 11);
+  const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
     return BusinessReject(s, m, 6, clordid, ss.trade_denied);
   }
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
   if (id == 0)
     return RejectCancel(s, m, replace, nullptr, 99, ClOrdIdProblem());
-  if (const std::string* a = m.Find(1); a != nullptr && *a != ss.account_name) {
+  if (const std::string* a = m.Find(tag::kAccount);
+      a != nullptr && *a != ss.account_name) {
     return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
   }
   Order* o = nullptr;
-  const std::string* order_id_text = m.Find(37);
+  const std::string* order_id_text = m.Find(tag::kOrderID);
   if (order_id_text != nullptr) {
     const auto oid = ParseU64(*order_id_text);
     auto it = oid ? orders_.find(*oid) : orders_.end();
@@ -1085,7 +1076,7 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
       o = &it->second;
     }
   } else {
-    const uint64_t orig = ClientOrderIdForClOrdId(Get(m, 41));
+    const uint64_t orig = ClientOrderIdForClOrdId(Get(m, tag::kOrigClOrdID));
     const Key okey{ss.account.value, orig};
     auto it = order_by_clordid_.find(okey);
     if (it != order_by_clordid_.end()) {
@@ -1113,13 +1104,15 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
                         "UNKNOWN_ORDER: the order is already done");
   }
   const InstrumentInfo* info = instruments_.Get(o->instrument);
-  if (info == nullptr || Get(m, 55) != info->symbol) {
-    return RejectCancel(s, m, replace, o, 99,
-                        "Symbol(55) " + Get(m, 55) + " is not the order's");
+  if (info == nullptr || Get(m, tag::kSymbol) != info->symbol) {
+    return RejectCancel(
+        s, m, replace, o, 99,
+        "Symbol(55) " + Get(m, tag::kSymbol) + " is not the order's");
   }
-  if (Get(m, 54) != std::string(1, SideChar(o->side))) {
-    return RejectCancel(s, m, replace, o, 99,
-                        "Side(54) " + Get(m, 54) + " is not the order's");
+  if (Get(m, tag::kSide) != std::string(1, SideChar(o->side))) {
+    return RejectCancel(
+        s, m, replace, o, 99,
+        "Side(54) " + Get(m, tag::kSide) + " is not the order's");
   }
   const Key key{ss.account.value, id};
   if (pending_.count(key) != 0 || order_by_clordid_.count(key) != 0) {
@@ -1132,12 +1125,12 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   c.client_order_id = exchange::ClientOrderId{id};
   c.set_order_id(o->id);
   if (replace) {
-    if (Get(m, 40) != "2") {
+    if (Get(m, tag::kOrdType) != "2") {
       return RejectCancel(s, m, true, o, 99,
                           "OrdType(40) must be 2: a resting order is a limit "
                           "order");
     }
-    const std::string* price_text = m.Find(44);
+    const std::string* price_text = m.Find(tag::kPrice);
     if (price_text == nullptr) {
       return BusinessReject(s, m, 5, clordid,
                             "Price(44) is required on a replace");
@@ -1149,13 +1142,13 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
                               " is not a positive decimal with at most 4 "
                               "decimal places");
     }
-    const auto qty = ParseFixQuantity(Get(m, 38));
+    const auto qty = ParseFixQuantity(Get(m, tag::kOrderQty));
     if (!qty) {
       return RejectCancel(s, m, true, o, 99,
-                          "OrderQty(38) " + Get(m, 38) +
+                          "OrderQty(38) " + Get(m, tag::kOrderQty) +
                               " is not a positive whole number of lots");
     }
-    if (const std::string* t = m.Find(59);
+    if (const std::string* t = m.Find(tag::kTimeInForce);
         t != nullptr && *t != std::string(1, TifChar(o->tif))) {
       return RejectCancel(s, m, true, o, 99,
                           "TimeInForce(59) cannot be changed by a replace");
@@ -1184,20 +1177,20 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
 
 void FixGateway::OnMassCancel(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& clordid = Get(m, 11);
+  const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
     return BusinessReject(s, m, 6, clordid, ss.trade_denied);
   }
-  const std::string& type = Get(m, 530);
+  const std::string& type = Get(m, tag::kMassCancelRequestType);
   auto refuse = [&](int reason, const std::string& text) {
-    Send(s, MassCancelReport(clordid, type, Get(m, 55), "0", reason, text, 0,
-                             deps_.clock->Now()));
+    Send(s, MassCancelReport(clordid, type, Get(m, tag::kSymbol), "0", reason,
+                             text, 0, deps_.clock->Now()));
   };
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
   if (id == 0) return refuse(99, ClOrdIdProblem());
   InstrumentId instrument;
   if (type == "1") {
-    const std::string* sym = m.Find(55);
+    const std::string* sym = m.Find(tag::kSymbol);
     if (sym == nullptr) {
       return BusinessReject(s, m, 5, clordid,
                             "Symbol(55) is required with "
@@ -1226,19 +1219,19 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
   p->kind = 'q';
   p->clordid = clordid;
   p->mass_type = type[0];
-  if (type == "1") p->symbol = Get(m, 55);
+  if (type == "1") p->symbol = Get(m, tag::kSymbol);
   pending_[key] = std::move(p);
 }
 
 void FixGateway::OnOrderStatus(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& clordid = Get(m, 11);
+  const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
     return BusinessReject(s, m, 6, clordid, ss.trade_denied);
   }
   const Order* o = nullptr;
   bool pending_new = false;
-  if (const std::string* oid_text = m.Find(37)) {
+  if (const std::string* oid_text = m.Find(tag::kOrderID)) {
     const auto oid = ParseU64(*oid_text);
     auto it = oid ? orders_.find(*oid) : orders_.end();
     if (it != orders_.end() && it->second.account == ss.account) {
@@ -1263,25 +1256,26 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
     none.ts = deps_.clock->Now();
     r = ExecReport(*o, 'I', none);
   } else {
-    r.Add(37, kNone);
-    r.Add(11, clordid);
-    r.Add(17, reject_exec_prefix_ + Str(++reject_exec_count_));
-    r.Add(150, "I");
-    r.Add(39, pending_new ? "A" : "8");
-    if (!ss.account_name.empty()) r.Add(1, ss.account_name);
-    for (int tag : {55, 54}) {
+    r.Add(tag::kOrderID, kNone);
+    r.Add(tag::kClOrdID, clordid);
+    r.Add(tag::kExecID, reject_exec_prefix_ + Str(++reject_exec_count_));
+    r.Add(tag::kExecType, "I");
+    r.Add(tag::kOrdStatus, pending_new ? "A" : "8");
+    if (!ss.account_name.empty()) r.Add(tag::kAccount, ss.account_name);
+    for (int tag : {tag::kSymbol, tag::kSide}) {
       if (const std::string* v = m.Find(tag)) r.Add(tag, *v);
     }
-    r.Add(151, "0");
-    r.Add(14, "0");
-    r.Add(6, "0");
+    r.Add(tag::kLeavesQty, "0");
+    r.Add(tag::kCumQty, "0");
+    r.Add(tag::kAvgPx, "0");
     if (!pending_new) {
-      r.Add(103, "5");
-      r.Add(58, "UNKNOWN_ORDER");
+      r.Add(tag::kOrdRejReason, "5");
+      r.Add(tag::kText, "UNKNOWN_ORDER");
     }
-    r.Add(60, FormatFixTime(deps_.clock->Now()));
+    r.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
   }
-  if (const std::string* req = m.Find(790)) r.Add(790, *req);
+  if (const std::string* req = m.Find(tag::kOrdStatusReqID))
+    r.Add(tag::kOrdStatusReqID, *req);
   Send(s, r);
 }
 
@@ -1292,29 +1286,30 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
 // set is answered like one without positions.
 void FixGateway::OnRequestForPositions(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& req_id = Get(m, 710);
+  const std::string& req_id = Get(m, tag::kPosReqID);
   const auto ack = [&](int result, int status, const std::string& text,
                        std::size_t total) {
     Message a;
     a.type = "AO";
-    a.Add(721, "AO-" + req_id);
-    a.Add(710, req_id);
-    a.Add(727, Str(static_cast<int64_t>(total)));
-    a.Add(728, Str(int64_t{result}));
-    a.Add(729, Str(int64_t{status}));
-    if (const std::string* acct = m.Find(1)) a.Add(1, *acct);
-    if (!text.empty()) a.Add(58, text);
+    a.Add(tag::kPosMaintRptID, "AO-" + req_id);
+    a.Add(tag::kPosReqID, req_id);
+    a.Add(tag::kTotalNumPosReports, Str(static_cast<int64_t>(total)));
+    a.Add(tag::kPosReqResult, Str(int64_t{result}));
+    a.Add(tag::kPosReqStatus, Str(int64_t{status}));
+    if (const std::string* acct = m.Find(tag::kAccount))
+      a.Add(tag::kAccount, *acct);
+    if (!text.empty()) a.Add(tag::kText, text);
     Send(s, a);
   };
   if (deps_.settlement == nullptr) {
     return ack(4, 2, "positions are not available on this server", 0);
   }
-  if (Get(m, 724) != "0") {
+  if (Get(m, tag::kPosReqType) != "0") {
     return ack(1, 2, "PosReqType(724) must be 0 (positions)", 0);
   }
   const settlement::SettlementService& svc = *deps_.settlement;
   int64_t date = 0;
-  if (const std::string* d = m.Find(715)) {
+  if (const std::string* d = m.Find(tag::kClearingBusinessDate)) {
     const std::optional<int64_t> day = ParseFixDate(*d);
     if (!day.has_value()) {
       return ack(1, 2, "ClearingBusinessDate(715) must be YYYYMMDD", 0);
@@ -1343,7 +1338,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
     }
     if (member == 0) return ack(3, 2, "not a clearing member's session", 0);
   }
-  const std::string* only = m.Find(1);
+  const std::string* only = m.Find(tag::kAccount);
   const auto visible = [&](const settlement::AccountSettlement& a) {
     const std::string& name = a.account < sc.account_names.size()
                                   ? sc.account_names[a.account]
@@ -1383,29 +1378,32 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
                     sc.instruments[l.instrument].initial_reference);
       Message r;
       r.type = "AP";
-      r.Add(721, "AP-" + req_id + "-" +
-                     Str(static_cast<int64_t>(reports.size() + 1)));
-      r.Add(710, req_id);
-      r.Add(724, "0");
-      r.Add(728, "0");
-      r.Add(715, FixDate(date));
-      r.Add(1, sc.account_names[a.account]);
-      r.Add(581, "1");
-      r.Add(55, sc.instruments[l.instrument].symbol);
-      r.Add(730, settlement::SettlementPriceText(sc, *c));
-      r.Add(731, c->final ? "1" : "2");
-      r.Add(734, prior_price);
-      r.Add(5830, settlement::TierName(c->tier));
-      if (c->final) r.Add(5831, c->disrupted ? "Y" : "N");
-      r.Add(5832, settlement::AmountText(a.initial_margin));
-      r.Add(5833, settlement::AmountText(a.collateral));
+      r.Add(
+          tag::kPosMaintRptID,
+          "AP-" + req_id + "-" + Str(static_cast<int64_t>(reports.size() + 1)));
+      r.Add(tag::kPosReqID, req_id);
+      r.Add(tag::kPosReqType, "0");
+      r.Add(tag::kPosReqResult, "0");
+      r.Add(tag::kClearingBusinessDate, FixDate(date));
+      r.Add(tag::kAccount, sc.account_names[a.account]);
+      r.Add(tag::kAccountType, "1");
+      r.Add(tag::kSymbol, sc.instruments[l.instrument].symbol);
+      r.Add(tag::kSettlPrice, settlement::SettlementPriceText(sc, *c));
+      r.Add(tag::kSettlPriceType, c->final ? "1" : "2");
+      r.Add(tag::kPriorSettlPrice, prior_price);
+      r.Add(tag::kCfxSettlementTier, settlement::TierName(c->tier));
+      if (c->final)
+        r.Add(tag::kCfxFinalSettlementDisrupted, c->disrupted ? "Y" : "N");
+      r.Add(tag::kCfxInitialMargin, settlement::AmountText(a.initial_margin));
+      r.Add(tag::kCfxCollateral, settlement::AmountText(a.collateral));
       Group pos;
-      pos.count_tag = 702;
-      pos.delimiter = 703;
+      pos.count_tag = tag::kNoPositions;
+      pos.delimiter = tag::kPosType;
       const auto quantity = [&pos](const char* type, int64_t lots) {
-        pos.entries.push_back({{703, type},
-                               {704, Str(std::max<int64_t>(lots, 0))},
-                               {705, Str(std::max<int64_t>(-lots, 0))}});
+        pos.entries.push_back(
+            {{tag::kPosType, type},
+             {tag::kLongQty, Str(std::max<int64_t>(lots, 0))},
+             {tag::kShortQty, Str(std::max<int64_t>(-lots, 0))}});
       };
       // A contract closed by final settlement: 0 at the end of the day and
       // the quantity settled at the FSP as its delivery quantity.
@@ -1413,11 +1411,11 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
       if (l.closed) quantity("DLV", l.final_quantity);
       r.groups.push_back(std::move(pos));
       Group amt;
-      amt.count_tag = 753;
-      amt.delimiter = 707;
+      amt.count_tag = tag::kNoPosAmt;
+      amt.delimiter = tag::kPosAmtType;
       amt.entries.push_back(
-          {{707, c->final ? "FMTM" : "IMTM"},
-           {708, settlement::AmountText(l.variation_margin)}});
+          {{tag::kPosAmtType, c->final ? "FMTM" : "IMTM"},
+           {tag::kPosAmt, settlement::AmountText(l.variation_margin)}});
       r.groups.push_back(std::move(amt));
       reports.push_back(std::move(r));
     }
@@ -1427,7 +1425,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
   }
   ack(0, 0, "", reports.size());
   for (Message& r : reports) {
-    r.Add(727, Str(static_cast<int64_t>(reports.size())));
+    r.Add(tag::kTotalNumPosReports, Str(static_cast<int64_t>(reports.size())));
     Send(s, r);
   }
 }
@@ -1444,16 +1442,16 @@ void FixGateway::MarketDataReject(int s, const std::string& req_id, int reason,
                                   const std::string& text) {
   Message r;
   r.type = "Y";
-  r.Add(262, req_id);
-  if (reason >= 0) r.Add(281, Str(int64_t{reason}));
-  r.Add(58, text);
+  r.Add(tag::kMDReqID, req_id);
+  if (reason >= 0) r.Add(tag::kMDReqRejReason, Str(int64_t{reason}));
+  r.Add(tag::kText, text);
   Send(s, r);
 }
 
 void FixGateway::OnMarketDataRequest(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& req_id = Get(m, 262);
-  const std::string& sub_type = Get(m, 263);
+  const std::string& req_id = Get(m, tag::kMDReqID);
+  const std::string& sub_type = Get(m, tag::kSubscriptionRequestType);
   if (sub_type == "2") {
     const auto before = ss.md.size();
     ss.md.erase(std::remove_if(ss.md.begin(), ss.md.end(),
@@ -1472,13 +1470,13 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
                             "SubscriptionRequestType(263) must be 0, 1 or 2");
   }
   const bool subscribe = sub_type == "1";
-  if (const Group* g = m.FindGroup(267)) {
+  if (const Group* g = m.FindGroup(tag::kNoMDEntryTypes)) {
     for (const auto& entry : g->entries) {
-      const std::string* t = FindIn(entry, 269);
+      const std::string* t = FindIn(entry, tag::kMDEntryType);
       if (t != nullptr && *t == "3") return OnIndexRequest(s, m, subscribe);
     }
   }
-  const auto depth = ParseU64(Get(m, 264));
+  const auto depth = ParseU64(Get(m, tag::kMarketDepth));
   if (!depth || *depth > 1'000'000) {
     return MarketDataReject(s, req_id, 5,
                             "MarketDepth(264) must be 0 (full book) or N");
@@ -1488,15 +1486,15 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
                             "a subscription carries the full book: "
                             "MarketDepth(264) must be 0");
   }
-  if (const std::string* t = m.Find(265);
+  if (const std::string* t = m.Find(tag::kMDUpdateType);
       subscribe && t != nullptr && *t != "1") {
     return MarketDataReject(s, req_id, 6,
                             "MDUpdateType(265) must be 1 (incremental)");
   }
   bool book = false, trades = false;
-  if (const Group* g = m.FindGroup(267)) {
+  if (const Group* g = m.FindGroup(tag::kNoMDEntryTypes)) {
     for (const auto& entry : g->entries) {
-      const std::string* t = FindIn(entry, 269);
+      const std::string* t = FindIn(entry, tag::kMDEntryType);
       if (t != nullptr && (*t == "0" || *t == "1")) {
         book = true;
       } else if (t != nullptr && *t == "2") {
@@ -1515,9 +1513,9 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
                           "NoMDEntryTypes(267) must name at least one type");
   }
   std::vector<const InstrumentInfo*> symbols;
-  if (const Group* g = m.FindGroup(146)) {
+  if (const Group* g = m.FindGroup(tag::kNoRelatedSym)) {
     for (const auto& entry : g->entries) {
-      const std::string* sym = FindIn(entry, 55);
+      const std::string* sym = FindIn(entry, tag::kSymbol);
       const InstrumentInfo* info =
           sym == nullptr ? nullptr : instruments_.Find(*sym);
       if (info == nullptr && sym != nullptr && IndexGradeOf(*sym) >= 0) {
@@ -1560,33 +1558,34 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
   for (const InstrumentInfo* info : symbols) {
     Message w;
     w.type = "W";
-    w.Add(262, req_id);
-    w.Add(55, info->symbol);
+    w.Add(tag::kMDReqID, req_id);
+    w.Add(tag::kSymbol, info->symbol);
     Group g;
-    g.count_tag = 268;
-    g.delimiter = 269;
+    g.count_tag = tag::kNoMDEntries;
+    g.delimiter = tag::kMDEntryType;
     if (book) {
       for (Side side : {Side::kBuy, Side::kSell}) {
         md.Levels(info->id, side, *depth, &levels);
         for (const BookLevel& l : levels) {
-          g.entries.push_back({{269, side == Side::kBuy ? "0" : "1"},
-                               {270, exchange::FormatPrice(l.price)},
-                               {271, Str(l.quantity.lots)},
-                               {346, Str(uint64_t{l.order_count})}});
+          g.entries.push_back(
+              {{tag::kMDEntryType, side == Side::kBuy ? "0" : "1"},
+               {tag::kMDEntryPx, exchange::FormatPrice(l.price)},
+               {tag::kMDEntrySize, Str(l.quantity.lots)},
+               {tag::kNumberOfOrders, Str(uint64_t{l.order_count})}});
         }
       }
     }
     if (trades) {
       md.RecentTrades(info->id, kSnapshotTrades, &recent);
       for (const TradeRecord& t : recent) {
-        g.entries.push_back({{269, "2"},
-                             {270, exchange::FormatPrice(t.price)},
-                             {271, Str(t.quantity.lots)},
-                             {1003, Str(t.id.value)}});
+        g.entries.push_back({{tag::kMDEntryType, "2"},
+                             {tag::kMDEntryPx, exchange::FormatPrice(t.price)},
+                             {tag::kMDEntrySize, Str(t.quantity.lots)},
+                             {tag::kTradeID, Str(t.id.value)}});
       }
     }
     if (g.entries.empty()) {
-      w.Add(268, "0");
+      w.Add(tag::kNoMDEntries, "0");
     } else {
       w.groups.push_back(std::move(g));
     }
@@ -1611,15 +1610,15 @@ Message FixGateway::IndexSnapshot(const std::string& req_id, uint32_t grade,
                                   const index::Print* print) const {
   Message w;
   w.type = "W";
-  w.Add(262, req_id);
-  w.Add(55, IndexName(deps_.index->config().grades[grade]));
+  w.Add(tag::kMDReqID, req_id);
+  w.Add(tag::kSymbol, IndexName(deps_.index->config().grades[grade]));
   if (print == nullptr) {
-    w.Add(268, "0");
+    w.Add(tag::kNoMDEntries, "0");
     return w;
   }
   Group g;
-  g.count_tag = 268;
-  g.delimiter = 269;
+  g.count_tag = tag::kNoMDEntries;
+  g.delimiter = tag::kMDEntryType;
   g.entries.push_back(IndexEntry(
       *print, deps_.index->config().methodology.FixingNs(print->day)));
   w.groups.push_back(std::move(g));
@@ -1628,10 +1627,10 @@ Message FixGateway::IndexSnapshot(const std::string& req_id, uint32_t grade,
 
 void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& req_id = Get(m, 262);
-  if (const Group* g = m.FindGroup(267)) {
+  const std::string& req_id = Get(m, tag::kMDReqID);
+  if (const Group* g = m.FindGroup(tag::kNoMDEntryTypes)) {
     for (const auto& entry : g->entries) {
-      const std::string* t = FindIn(entry, 269);
+      const std::string* t = FindIn(entry, tag::kMDEntryType);
       if (t == nullptr || *t != "3") {
         return MarketDataReject(s, req_id, 8,
                                 "MDEntryType(269) 3 (index value) cannot be "
@@ -1640,16 +1639,16 @@ void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
       }
     }
   }
-  const auto depth = ParseU64(Get(m, 264));
+  const auto depth = ParseU64(Get(m, tag::kMarketDepth));
   if (!depth || *depth > 1) {
     return MarketDataReject(s, req_id, 5,
                             "MarketDepth(264) must be 0 or 1 for an index: "
                             "it has one value");
   }
   std::vector<uint32_t> grades;
-  if (const Group* g = m.FindGroup(146)) {
+  if (const Group* g = m.FindGroup(tag::kNoRelatedSym)) {
     for (const auto& entry : g->entries) {
-      const std::string* sym = FindIn(entry, 55);
+      const std::string* sym = FindIn(entry, tag::kSymbol);
       const std::string name = sym == nullptr ? std::string() : *sym;
       const int32_t grade = IndexGradeOf(name);
       if (grade >= 0) {
@@ -1714,14 +1713,14 @@ void FixGateway::OnIndexPrint(const index::Print& print) {
 }
 
 void FixGateway::OnSecurityList(int s, const Message& m) {
-  const std::string& req_id = Get(m, 320);
-  const std::string& type = Get(m, 559);
+  const std::string& req_id = Get(m, tag::kSecurityReqID);
+  const std::string& type = Get(m, tag::kSecurityListRequestType);
   std::vector<const InstrumentInfo*> list;
   if (type == "4") {
     instruments_.ForEach(
         [&list](const InstrumentInfo& i) { list.push_back(&i); });
   } else if (type == "0") {
-    const std::string* sym = m.Find(55);
+    const std::string* sym = m.Find(tag::kSymbol);
     if (sym == nullptr) {
       return BusinessReject(s, m, 5, req_id,
                             "Symbol(55) is required with "
@@ -1737,40 +1736,44 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
   }
   Message y;
   y.type = "y";
-  y.Add(320, req_id);
-  y.Add(322, req_id);
-  y.Add(560, list.empty() ? "2" : "0");
+  y.Add(tag::kSecurityReqID, req_id);
+  y.Add(tag::kSecurityResponseID, req_id);
+  y.Add(tag::kSecurityRequestResult, list.empty() ? "2" : "0");
   if (list.empty()) {
-    y.Add(58, "no instrument matches");
+    y.Add(tag::kText, "no instrument matches");
     Send(s, y);
     return;
   }
   Group g;
-  g.count_tag = 146;
-  g.delimiter = 55;
+  g.count_tag = tag::kNoRelatedSym;
+  g.delimiter = tag::kSymbol;
   for (const InstrumentInfo* i : list) {
     std::vector<Field> e;
-    e.push_back({55, i->symbol});
+    e.push_back({tag::kSymbol, i->symbol});
     const bool future = i->kind == exchange::InstrumentKind::kFuture;
-    e.push_back({167, future ? "FUT" : "SPOT"});
+    e.push_back({tag::kSecurityType, future ? "FUT" : "SPOT"});
     if (future && i->maturity.size() == 7) {
-      e.push_back({200, i->maturity.substr(0, 4) + i->maturity.substr(5, 2)});
+      e.push_back({tag::kMaturityMonthYear,
+                   i->maturity.substr(0, 4) + i->maturity.substr(5, 2)});
     }
     // MaturityDate: a future's last trading day, a spot's delivery day.
     const std::string& d = future ? i->last_trading_day : i->delivery_date;
     if (d.size() == 10) {
-      e.push_back({541, d.substr(0, 4) + d.substr(5, 2) + d.substr(8, 2)});
+      e.push_back({tag::kMaturityDate,
+                   d.substr(0, 4) + d.substr(5, 2) + d.substr(8, 2)});
     }
-    e.push_back({15, "USD"});
+    e.push_back({tag::kCurrency, "USD"});
     const std::size_t idx = i->id.value - 1;
     if (idx < config_.engine.instruments.size()) {
       e.push_back(
-          {969, exchange::FormatPrice(config_.engine.instruments[idx].tick)});
+          {tag::kMinPriceIncrement,
+           exchange::FormatPrice(config_.engine.instruments[idx].tick)});
     }
-    e.push_back({231, Str(i->contract_gpu_hours)});
-    e.push_back({5801, i->grade});
-    e.push_back({5802, "GPU-HOUR"});
-    e.push_back({326, TradingStatus(deps_.market_data->state(i->id))});
+    e.push_back({tag::kContractMultiplier, Str(i->contract_gpu_hours)});
+    e.push_back({tag::kCfxGrade, i->grade});
+    e.push_back({tag::kCfxContractUnit, "GPU-HOUR"});
+    e.push_back({tag::kSecurityTradingStatus,
+                 TradingStatus(deps_.market_data->state(i->id))});
     g.entries.push_back(std::move(e));
   }
   y.groups.push_back(std::move(g));
@@ -1779,9 +1782,9 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
 
 void FixGateway::OnSecurityStatus(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
-  const std::string& req_id = Get(m, 324);
-  const std::string& type = Get(m, 263);
-  const InstrumentInfo* info = instruments_.Find(Get(m, 55));
+  const std::string& req_id = Get(m, tag::kSecurityStatusReqID);
+  const std::string& type = Get(m, tag::kSubscriptionRequestType);
+  const InstrumentInfo* info = instruments_.Find(Get(m, tag::kSymbol));
   if (type == "2") {
     ss.status.erase(
         std::remove_if(ss.status.begin(), ss.status.end(),
@@ -1792,7 +1795,8 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
     return;
   }
   if (info == nullptr) {
-    return BusinessReject(s, m, 2, req_id, "unknown Symbol(55) " + Get(m, 55));
+    return BusinessReject(s, m, 2, req_id,
+                          "unknown Symbol(55) " + Get(m, tag::kSymbol));
   }
   if (type != "0" && type != "1") {
     return BusinessReject(s, m, 0, req_id,
@@ -1807,10 +1811,11 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
   }
   Message f;
   f.type = "f";
-  f.Add(324, req_id);
-  f.Add(55, info->symbol);
-  f.Add(326, TradingStatus(deps_.market_data->state(info->id)));
-  f.Add(60, FormatFixTime(deps_.clock->Now()));
+  f.Add(tag::kSecurityStatusReqID, req_id);
+  f.Add(tag::kSymbol, info->symbol);
+  f.Add(tag::kSecurityTradingStatus,
+        TradingStatus(deps_.market_data->state(info->id)));
+  f.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
   Send(s, f);
 }
 
@@ -1852,25 +1857,28 @@ std::string FixGateway::NextExecId(exchange::Seq seq) {
 Message FixGateway::ExecReport(const Order& o, char exec_type, const Event& e) {
   Message r;
   r.type = "8";
-  r.Add(37, Str(o.id.value));
-  r.Add(11, ClOrdIdText(o.account, o.clordid));
-  r.Add(17, exec_type == 'I' ? reject_exec_prefix_ + Str(++reject_exec_count_)
-                             : NextExecId(e.seq));
-  r.Add(150, std::string(1, exec_type));
-  r.Add(39, std::string(1, o.status));
-  if (const AccountInfo* a = config_.account(o.account)) r.Add(1, a->name);
+  r.Add(tag::kOrderID, Str(o.id.value));
+  r.Add(tag::kClOrdID, ClOrdIdText(o.account, o.clordid));
+  r.Add(tag::kExecID, exec_type == 'I'
+                          ? reject_exec_prefix_ + Str(++reject_exec_count_)
+                          : NextExecId(e.seq));
+  r.Add(tag::kExecType, std::string(1, exec_type));
+  r.Add(tag::kOrdStatus, std::string(1, o.status));
+  if (const AccountInfo* a = config_.account(o.account))
+    r.Add(tag::kAccount, a->name);
   if (const InstrumentInfo* i = instruments_.Get(o.instrument)) {
-    r.Add(55, i->symbol);
+    r.Add(tag::kSymbol, i->symbol);
   }
-  r.Add(54, std::string(1, SideChar(o.side)));
-  r.Add(38, Str(o.quantity.lots));
-  r.Add(40, o.type == OrderType::kMarket ? "1" : "2");
-  if (o.type != OrderType::kMarket) r.Add(44, exchange::FormatPrice(o.price));
-  r.Add(59, std::string(1, TifChar(o.tif)));
-  r.Add(151, Str(o.leaves.lots));
-  r.Add(14, Str(o.filled.lots));
-  r.Add(6, FormatAvgPx(o.notional, o.filled.lots));
-  r.Add(60, FormatFixTime(e.ts));
+  r.Add(tag::kSide, std::string(1, SideChar(o.side)));
+  r.Add(tag::kOrderQty, Str(o.quantity.lots));
+  r.Add(tag::kOrdType, o.type == OrderType::kMarket ? "1" : "2");
+  if (o.type != OrderType::kMarket)
+    r.Add(tag::kPrice, exchange::FormatPrice(o.price));
+  r.Add(tag::kTimeInForce, std::string(1, TifChar(o.tif)));
+  r.Add(tag::kLeavesQty, Str(o.leaves.lots));
+  r.Add(tag::kCumQty, Str(o.filled.lots));
+  r.Add(tag::kAvgPx, FormatAvgPx(o.notional, o.filled.lots));
+  r.Add(tag::kTransactTime, FormatFixTime(e.ts));
   return r;
 }
 
@@ -1896,7 +1904,7 @@ void FixGateway::SendDropCopy(const Order& o, const Message& r) {
   auto cm = by_clearing_member_.find(a->clearing_member);
   if (cm == by_clearing_member_.end()) return;
   Message copy = r;
-  copy.Add(797, "Y");
+  copy.Add(tag::kCopyMsgIndicator, "Y");
   for (int s : cm->second) {
     if (sessions_[static_cast<std::size_t>(s)]->active) Send(s, copy);
   }
@@ -1913,10 +1921,10 @@ void FixGateway::TradeBust(const Event& e) {
       (e.side == exchange::Side::kBuy ? "buyer" : "seller");
   for (const Order* o : {&f.buy, &f.sell}) {
     Message r = ExecReport(*o, 'H', e);
-    r.Add(32, Str(f.quantity.lots));
-    r.Add(31, exchange::FormatPrice(f.price));
-    r.Add(880, Str(e.trade_id.value));
-    r.Add(58, text);
+    r.Add(tag::kLastQty, Str(f.quantity.lots));
+    r.Add(tag::kLastPx, exchange::FormatPrice(f.price));
+    r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
+    r.Add(tag::kText, text);
     if (Watched(o->account)) SendToAccount(o->account, r);
     SendDropCopy(*o, r);
   }
@@ -1937,10 +1945,10 @@ void FixGateway::DropCopy(const Event& e, bool counter) {
     return;
   }
   Message r = ExecReport(it->second, 'F', e);
-  r.Add(32, Str(e.quantity.lots));
-  r.Add(31, exchange::FormatPrice(e.price));
-  r.Add(880, Str(e.trade_id.value));
-  r.Add(797, "Y");
+  r.Add(tag::kLastQty, Str(e.quantity.lots));
+  r.Add(tag::kLastPx, exchange::FormatPrice(e.price));
+  r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
+  r.Add(tag::kCopyMsgIndicator, "Y");
   for (int s : cm->second) {
     if (sessions_[static_cast<std::size_t>(s)]->active) Send(s, r);
   }
@@ -2023,9 +2031,9 @@ void FixGateway::OnEvent(const Event& e) {
       for (Order* o : {a, c}) {
         if (o == nullptr || !Watched(o->account)) continue;
         Message r = ExecReport(*o, 'F', e);
-        r.Add(32, Str(e.quantity.lots));
-        r.Add(31, exchange::FormatPrice(e.price));
-        r.Add(880, Str(e.trade_id.value));
+        r.Add(tag::kLastQty, Str(e.quantity.lots));
+        r.Add(tag::kLastPx, exchange::FormatPrice(e.price));
+        r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
         SendToAccount(o->account, r);
       }
       DropCopy(e, false);
@@ -2068,12 +2076,13 @@ void FixGateway::OnEvent(const Event& e) {
       Message r = ExecReport(*o, expired ? 'C' : '4', e);
       if (p != nullptr) {
         for (Field& f : r.fields) {
-          if (f.tag == 11) f.value = p->clordid;
+          if (f.tag == tag::kClOrdID) f.value = p->clordid;
         }
-        r.Add(41, p->orig_clordid);
+        r.Add(tag::kOrigClOrdID, p->orig_clordid);
       }
       if (e.type == EventType::kOrderCancelled) {
-        r.Add(58, std::string(exchange::CancelReasonName(e.cancel_reason())));
+        r.Add(tag::kText,
+              std::string(exchange::CancelReasonName(e.cancel_reason())));
       }
       SendToAccount(o->account, r);
       break;
@@ -2093,7 +2102,8 @@ void FixGateway::OnEvent(const Event& e) {
       auto p = take(e.account, e.client_order_id, 'G');
       if (!live_ || !Watched(o->account)) break;
       Message r = ExecReport(*o, '5', e);
-      r.Add(41, p != nullptr ? p->orig_clordid : ClOrdIdText(o->account, old));
+      r.Add(tag::kOrigClOrdID,
+            p != nullptr ? p->orig_clordid : ClOrdIdText(o->account, old));
       SendToAccount(o->account, r);
       break;
     }
@@ -2103,8 +2113,9 @@ void FixGateway::OnEvent(const Event& e) {
       o->leaves = e.leaves;
       if (!live_ || !Watched(o->account)) break;
       Message r = ExecReport(*o, 'D', e);
-      r.Add(378, "8");
-      r.Add(58, std::string(exchange::CancelReasonName(e.cancel_reason())));
+      r.Add(tag::kExecRestatementReason, "8");
+      r.Add(tag::kText,
+            std::string(exchange::CancelReasonName(e.cancel_reason())));
       SendToAccount(o->account, r);
       break;
     }
@@ -2130,27 +2141,29 @@ void FixGateway::OnEvent(const Event& e) {
         if (!live_ || !Watched(e.account)) break;
         Message r;
         r.type = "8";
-        r.Add(37, kNone);
-        r.Add(11, p != nullptr
-                      ? p->clordid
-                      : ClOrdIdText(e.account, e.client_order_id.value));
-        r.Add(17, NextExecId(e.seq));
-        r.Add(150, "8");
-        r.Add(39, "8");
+        r.Add(tag::kOrderID, kNone);
+        r.Add(tag::kClOrdID,
+              p != nullptr ? p->clordid
+                           : ClOrdIdText(e.account, e.client_order_id.value));
+        r.Add(tag::kExecID, NextExecId(e.seq));
+        r.Add(tag::kExecType, "8");
+        r.Add(tag::kOrdStatus, "8");
         if (const AccountInfo* a = config_.account(e.account))
-          r.Add(1, a->name);
+          r.Add(tag::kAccount, a->name);
         if (const InstrumentInfo* i = instruments_.Get(e.instrument)) {
-          r.Add(55, i->symbol);
+          r.Add(tag::kSymbol, i->symbol);
         }
-        if (e.side != Side::kNone) r.Add(54, std::string(1, SideChar(e.side)));
-        r.Add(38, Str(e.quantity.lots));
-        if (e.price.units != 0) r.Add(44, exchange::FormatPrice(e.price));
-        r.Add(151, "0");
-        r.Add(14, "0");
-        r.Add(6, "0");
-        r.Add(103, Str(int64_t{OrdRejReason(e.reject_code())}));
-        r.Add(58, reason);
-        r.Add(60, FormatFixTime(e.ts));
+        if (e.side != Side::kNone)
+          r.Add(tag::kSide, std::string(1, SideChar(e.side)));
+        r.Add(tag::kOrderQty, Str(e.quantity.lots));
+        if (e.price.units != 0)
+          r.Add(tag::kPrice, exchange::FormatPrice(e.price));
+        r.Add(tag::kLeavesQty, "0");
+        r.Add(tag::kCumQty, "0");
+        r.Add(tag::kAvgPx, "0");
+        r.Add(tag::kOrdRejReason, Str(int64_t{OrdRejReason(e.reject_code())}));
+        r.Add(tag::kText, reason);
+        r.Add(tag::kTransactTime, FormatFixTime(e.ts));
         SendToAccount(e.account, r);
       } else if (e.command == CommandType::kCancel ||
                  e.command == CommandType::kReplace) {
@@ -2162,20 +2175,23 @@ void FixGateway::OnEvent(const Event& e) {
         if (o != nullptr && o->account != e.account) o = nullptr;
         Message r;
         r.type = "9";
-        r.Add(37, o != nullptr ? Str(o->id.value) : std::string(kNone));
-        r.Add(11, p != nullptr
-                      ? p->clordid
-                      : ClOrdIdText(e.account, e.client_order_id.value));
-        r.Add(41, p != nullptr   ? p->orig_clordid
-                  : o != nullptr ? ClOrdIdText(o->account, o->clordid)
-                                 : std::string(kNone));
-        r.Add(39, o != nullptr ? std::string(1, o->status) : std::string("8"));
-        r.Add(434, replace ? "2" : "1");
-        r.Add(102, Str(int64_t{CxlRejReason(e.reject_code())}));
-        r.Add(58, reason);
+        r.Add(tag::kOrderID,
+              o != nullptr ? Str(o->id.value) : std::string(kNone));
+        r.Add(tag::kClOrdID,
+              p != nullptr ? p->clordid
+                           : ClOrdIdText(e.account, e.client_order_id.value));
+        r.Add(tag::kOrigClOrdID, p != nullptr ? p->orig_clordid
+                                 : o != nullptr
+                                     ? ClOrdIdText(o->account, o->clordid)
+                                     : std::string(kNone));
+        r.Add(tag::kOrdStatus,
+              o != nullptr ? std::string(1, o->status) : std::string("8"));
+        r.Add(tag::kCxlRejResponseTo, replace ? "2" : "1");
+        r.Add(tag::kCxlRejReason, Str(int64_t{CxlRejReason(e.reject_code())}));
+        r.Add(tag::kText, reason);
         if (const AccountInfo* a = config_.account(e.account))
-          r.Add(1, a->name);
-        r.Add(60, FormatFixTime(e.ts));
+          r.Add(tag::kAccount, a->name);
+        r.Add(tag::kTransactTime, FormatFixTime(e.ts));
         if (p != nullptr) {
           Send(p->session, r);
         } else {
@@ -2219,10 +2235,10 @@ void FixGateway::OnEvent(const Event& e) {
           if (sub.instrument != e.instrument.value) continue;
           Message f;
           f.type = "f";
-          f.Add(324, sub.req_id);
-          f.Add(55, info->symbol);
-          f.Add(326, TradingStatus(e.state));
-          f.Add(60, FormatFixTime(e.ts));
+          f.Add(tag::kSecurityStatusReqID, sub.req_id);
+          f.Add(tag::kSymbol, info->symbol);
+          f.Add(tag::kSecurityTradingStatus, TradingStatus(e.state));
+          f.Add(tag::kTransactTime, FormatFixTime(e.ts));
           Send(s->index, f);
         }
       }
@@ -2274,21 +2290,21 @@ void FixGateway::MarketData(const Event& e) {
         gone                                                         ? "2"
         : deps_.market_data->HasLevel(e.instrument, e.side, e.price) ? "1"
                                                                      : "0";
-    entry.push_back({279, action});
-    entry.push_back({269, e.side == Side::kBuy ? "0" : "1"});
-    entry.push_back({55, info->symbol});
-    entry.push_back({270, exchange::FormatPrice(e.price)});
+    entry.push_back({tag::kMDUpdateAction, action});
+    entry.push_back({tag::kMDEntryType, e.side == Side::kBuy ? "0" : "1"});
+    entry.push_back({tag::kSymbol, info->symbol});
+    entry.push_back({tag::kMDEntryPx, exchange::FormatPrice(e.price)});
     if (!gone) {
-      entry.push_back({271, Str(e.quantity.lots)});
-      entry.push_back({346, Str(uint64_t{e.count})});
+      entry.push_back({tag::kMDEntrySize, Str(e.quantity.lots)});
+      entry.push_back({tag::kNumberOfOrders, Str(uint64_t{e.count})});
     }
   } else {
-    entry.push_back({279, "0"});
-    entry.push_back({269, "2"});
-    entry.push_back({55, info->symbol});
-    entry.push_back({270, exchange::FormatPrice(e.price)});
-    entry.push_back({271, Str(e.quantity.lots)});
-    entry.push_back({1003, Str(e.trade_id.value)});
+    entry.push_back({tag::kMDUpdateAction, "0"});
+    entry.push_back({tag::kMDEntryType, "2"});
+    entry.push_back({tag::kSymbol, info->symbol});
+    entry.push_back({tag::kMDEntryPx, exchange::FormatPrice(e.price)});
+    entry.push_back({tag::kMDEntrySize, Str(e.quantity.lots)});
+    entry.push_back({tag::kTradeID, Str(e.trade_id.value)});
   }
   md_entries_.emplace_back(e.instrument.value, std::move(entry));
 }
@@ -2300,8 +2316,8 @@ void FixGateway::FlushMarketData() {
     for (const auto& sub : s->md) {
       if (sub.index_grade >= 0) continue;
       Group g;
-      g.count_tag = 268;
-      g.delimiter = 279;
+      g.count_tag = tag::kNoMDEntries;
+      g.delimiter = tag::kMDUpdateAction;
       for (const auto& [instrument, entry] : md_entries_) {
         if (instrument != sub.instrument) continue;
         const bool trade = entry[1].value == "2";
@@ -2311,7 +2327,7 @@ void FixGateway::FlushMarketData() {
       if (g.entries.empty()) continue;
       Message x;
       x.type = "X";
-      x.Add(262, sub.req_id);
+      x.Add(tag::kMDReqID, sub.req_id);
       x.groups.push_back(std::move(g));
       Send(s->index, x);
     }

@@ -1,0 +1,135 @@
+#pragma once
+
+// Named FIX tag numbers used by the FIX gateway: the FIX 4.4 standard tags
+// under their standard names, and the exchange's user-defined tags (58xx)
+// under the names of its data dictionary (gateway/fix/spec/CFX-FIX44.xml,
+// docs/fix.md). Plain constants, so that both the C++20 gateway and the C++14
+// QuickFIX island (STYLE.md §10) can include this header.
+namespace cfx {
+namespace gateway {
+namespace fix {
+namespace tag {
+
+// FIX 4.4 standard tags.
+constexpr int kAccount = 1;
+constexpr int kAvgPx = 6;
+constexpr int kClOrdID = 11;
+constexpr int kCumQty = 14;
+constexpr int kCurrency = 15;
+constexpr int kExecID = 17;
+constexpr int kExecInst = 18;
+constexpr int kLastPx = 31;
+constexpr int kLastQty = 32;
+constexpr int kOrderID = 37;
+constexpr int kOrderQty = 38;
+constexpr int kOrdStatus = 39;
+constexpr int kOrdType = 40;
+constexpr int kOrigClOrdID = 41;
+constexpr int kPrice = 44;
+constexpr int kRefSeqNum = 45;
+constexpr int kSide = 54;
+constexpr int kSymbol = 55;
+constexpr int kText = 58;
+constexpr int kTimeInForce = 59;
+constexpr int kTransactTime = 60;
+constexpr int kCxlRejReason = 102;
+constexpr int kOrdRejReason = 103;
+constexpr int kExpireTime = 126;
+constexpr int kNoRelatedSym = 146;
+constexpr int kExecType = 150;
+constexpr int kLeavesQty = 151;
+constexpr int kSecurityType = 167;
+constexpr int kMaturityMonthYear = 200;
+constexpr int kContractMultiplier = 231;
+constexpr int kMDReqID = 262;
+constexpr int kSubscriptionRequestType = 263;
+constexpr int kMarketDepth = 264;
+constexpr int kMDUpdateType = 265;
+constexpr int kNoMDEntryTypes = 267;
+constexpr int kNoMDEntries = 268;
+constexpr int kMDEntryType = 269;
+constexpr int kMDEntryPx = 270;
+constexpr int kMDEntrySize = 271;
+constexpr int kMDEntryDate = 272;
+constexpr int kMDEntryTime = 273;
+constexpr int kMDUpdateAction = 279;
+constexpr int kMDReqRejReason = 281;
+constexpr int kSecurityReqID = 320;
+constexpr int kSecurityResponseID = 322;
+constexpr int kSecurityStatusReqID = 324;
+constexpr int kSecurityTradingStatus = 326;
+constexpr int kNumberOfOrders = 346;
+constexpr int kRefMsgType = 372;
+constexpr int kExecRestatementReason = 378;
+constexpr int kBusinessRejectRefID = 379;
+constexpr int kBusinessRejectReason = 380;
+constexpr int kCxlRejResponseTo = 434;
+constexpr int kMassCancelRequestType = 530;
+constexpr int kMassCancelResponse = 531;
+constexpr int kMassCancelRejectReason = 532;
+constexpr int kTotalAffectedOrders = 533;
+constexpr int kMaturityDate = 541;
+constexpr int kSecurityListRequestType = 559;
+constexpr int kSecurityRequestResult = 560;
+constexpr int kAccountType = 581;
+constexpr int kNoPositions = 702;
+constexpr int kPosType = 703;
+constexpr int kLongQty = 704;
+constexpr int kShortQty = 705;
+constexpr int kPosAmtType = 707;
+constexpr int kPosAmt = 708;
+constexpr int kPosReqID = 710;
+constexpr int kClearingBusinessDate = 715;
+constexpr int kPosMaintRptID = 721;
+constexpr int kPosReqType = 724;
+constexpr int kTotalNumPosReports = 727;
+constexpr int kPosReqResult = 728;
+constexpr int kPosReqStatus = 729;
+constexpr int kSettlPrice = 730;
+constexpr int kSettlPriceType = 731;
+constexpr int kPriorSettlPrice = 734;
+constexpr int kNoPosAmt = 753;
+constexpr int kOrdStatusReqID = 790;
+constexpr int kCopyMsgIndicator = 797;
+constexpr int kTrdMatchID = 880;
+constexpr int kMarginExcess = 899;
+constexpr int kTotalNetValue = 900;
+constexpr int kCashOutstanding = 901;
+constexpr int kCollRptID = 908;
+constexpr int kCollInquiryID = 909;
+constexpr int kCollStatus = 910;
+constexpr int kTotNumReports = 911;
+constexpr int kCollInquiryStatus = 945;
+constexpr int kCollInquiryResult = 946;
+constexpr int kMinPriceIncrement = 969;
+constexpr int kTradeID = 1003;
+
+// CFX user-defined tags.
+constexpr int kCfxGrade = 5801;
+constexpr int kCfxContractUnit = 5802;
+constexpr int kCfxIndexLevel = 5810;
+constexpr int kCfxIndexDisrupted = 5811;
+constexpr int kCfxIndexRevision = 5812;
+constexpr int kCfxIndexComputedAt = 5813;
+constexpr int kCfxIndexTradeCount = 5814;
+constexpr int kCfxIndexDistinctSellers = 5815;
+constexpr int kCfxIndexDistinctBuyers = 5816;
+constexpr int kCfxIndexGPUHours = 5817;
+constexpr int kCfxIndexP25 = 5818;
+constexpr int kCfxIndexP75 = 5819;
+constexpr int kCfxIndexPartitionsUsed = 5820;
+constexpr int kCfxIndexUSDPerMillionTokens = 5821;
+constexpr int kCfxIndexAttestedTokensPerGPU = 5822;
+constexpr int kCfxIndexTradeIDs = 5823;
+constexpr int kCfxSettlementTier = 5830;
+constexpr int kCfxFinalSettlementDisrupted = 5831;
+constexpr int kCfxInitialMargin = 5832;
+constexpr int kCfxCollateral = 5833;
+constexpr int kCfxMarginCallAmount = 5834;
+constexpr int kCfxCollateralNow = 5835;
+constexpr int kCfxMarginCallStatus = 5836;
+
+}  // namespace tag
+}  // namespace fix
+}  // namespace gateway
+}  // namespace cfx
