@@ -7,6 +7,7 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
+#include "gateway/fix/fix_tags.h"
 #include "settlement/margin_call.h"
 #include "settlement/settlement_report.h"
 #include "settlement/settlement_service.h"
@@ -37,29 +38,6 @@ namespace {
 using internal::FixDate;
 using internal::ParseFixDate;
 
-// FIX 4.4 tags of the collateral messages.
-namespace tag {
-constexpr int kAccount = 1;
-constexpr int kCurrency = 15;
-constexpr int kText = 58;
-constexpr int kSubscriptionRequestType = 263;
-constexpr int kClearingBusinessDate = 715;
-constexpr int kMarginExcess = 899;
-constexpr int kTotalNetValue = 900;
-constexpr int kCashOutstanding = 901;
-constexpr int kCollRptId = 908;
-constexpr int kCollInquiryId = 909;
-constexpr int kCollStatus = 910;
-constexpr int kTotNumReports = 911;
-constexpr int kCollInquiryStatus = 945;
-constexpr int kCollInquiryResult = 946;
-// CFX (docs/fix.md).
-constexpr int kCfxInitialMargin = 5832;
-constexpr int kCfxMarginCallAmount = 5834;
-constexpr int kCfxCollateralNow = 5835;
-constexpr int kCfxMarginCallStatus = 5836;
-}  // namespace tag
-
 // CollInquiryStatus(945) and CollInquiryResult(946) values.
 constexpr const char* kAccepted = "0";
 constexpr const char* kRejected = "4";
@@ -75,13 +53,13 @@ constexpr const char* kAssigned = "3";
 std::vector<Message> AnswerCollateralInquiry(
     const Message& m, const UserConfig& user,
     const settlement::SettlementService* settlement) {
-  const std::string* id_field = m.Find(tag::kCollInquiryId);
+  const std::string* id_field = m.Find(tag::kCollInquiryID);
   const std::string id = id_field != nullptr ? *id_field : std::string();
   const std::string* only = m.Find(tag::kAccount);
   std::vector<Message> out(1);
   Message& ack = out[0];
   ack.type = "BG";
-  ack.Add(tag::kCollInquiryId, id);
+  ack.Add(tag::kCollInquiryID, id);
   const auto finish = [&](const char* status, const char* result,
                           std::size_t reports, const std::string& date,
                           const std::string& text) {
@@ -157,8 +135,8 @@ std::vector<Message> AnswerCollateralInquiry(
     const settlement::MarginCall& c = calls[k];
     Message r;
     r.type = "BA";
-    r.Add(tag::kCollRptId, "BA-" + id + "-" + std::to_string(k + 1));
-    r.Add(tag::kCollInquiryId, id);
+    r.Add(tag::kCollRptID, "BA-" + id + "-" + std::to_string(k + 1));
+    r.Add(tag::kCollInquiryID, id);
     r.Add(tag::kCollStatus, kAssigned);
     r.Add(tag::kTotNumReports, std::to_string(calls.size()));
     r.Add(tag::kAccount, name(c.account));
