@@ -853,8 +853,9 @@ bool FixGateway::Submit(int s, const Command& c, const Message& m,
 void FixGateway::Send(int s, const Message& m) {
   if (deps_.metrics != nullptr && m.type.size() == 1) {
     deps_.metrics->FixMessageSent(m.type[0]);
-    if (m.type == "9" || (m.type == "8" && m.Find(tag::kExecType) != nullptr &&
-                          *m.Find(tag::kExecType) == "8")) {
+    if (m.type == "9" ||
+        (m.type == "8" && m.Find(tag::kExecType) != nullptr &&
+         *m.Find(tag::kExecType) == std::string(1, exec_type::kRejected))) {
       deps_.metrics->OrderRejected();
     }
   }
@@ -899,8 +900,8 @@ void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
   r.Add(tag::kOrderID, kNone);
   r.Add(tag::kClOrdID, Get(m, tag::kClOrdID));
   r.Add(tag::kExecID, reject_exec_prefix_ + Str(++reject_exec_count_));
-  r.Add(tag::kExecType, "8");
-  r.Add(tag::kOrdStatus, "8");
+  r.Add(tag::kExecType, std::string(1, exec_type::kRejected));
+  r.Add(tag::kOrdStatus, std::string(1, ord_status::kRejected));
   if (!ss.account_name.empty()) r.Add(tag::kAccount, ss.account_name);
   for (int tag : {tag::kSymbol, tag::kSide, tag::kOrderQty, tag::kOrdType,
                   tag::kPrice, tag::kTimeInForce}) {
@@ -923,8 +924,8 @@ void FixGateway::RejectCancel(int s, const Message& m, bool replace,
   r.Add(tag::kOrderID, o != nullptr ? Str(o->id.value) : std::string(kNone));
   r.Add(tag::kClOrdID, Get(m, tag::kClOrdID));
   r.Add(tag::kOrigClOrdID, Get(m, tag::kOrigClOrdID));
-  r.Add(tag::kOrdStatus,
-        o != nullptr ? std::string(1, o->status) : std::string("8"));
+  r.Add(tag::kOrdStatus, o != nullptr ? std::string(1, o->status)
+                                      : std::string(1, ord_status::kRejected));
   r.Add(tag::kCxlRejResponseTo, replace ? "2" : "1");
   r.Add(tag::kCxlRejReason, Str(int64_t{reason}));
   r.Add(tag::kText, text);
@@ -1254,13 +1255,14 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
   if (o != nullptr) {
     Event none;
     none.ts = deps_.clock->Now();
-    r = ExecReport(*o, 'I', none);
+    r = ExecReport(*o, exec_type::kOrderStatus, none);
   } else {
     r.Add(tag::kOrderID, kNone);
     r.Add(tag::kClOrdID, clordid);
     r.Add(tag::kExecID, reject_exec_prefix_ + Str(++reject_exec_count_));
     r.Add(tag::kExecType, "I");
-    r.Add(tag::kOrdStatus, pending_new ? "A" : "8");
+    r.Add(tag::kOrdStatus, std::string(1, pending_new ? ord_status::kPendingNew
+                                                      : ord_status::kRejected));
     if (!ss.account_name.empty()) r.Add(tag::kAccount, ss.account_name);
     for (int tag : {tag::kSymbol, tag::kSide}) {
       if (const std::string* v = m.Find(tag)) r.Add(tag, *v);
@@ -1854,15 +1856,15 @@ std::string FixGateway::NextExecId(exchange::Seq seq) {
   return Str(seq.value) + "-" + Str(uint64_t{exec_index_++});
 }
 
-Message FixGateway::ExecReport(const Order& o, char exec_type, const Event& e) {
+Message FixGateway::ExecReport(const Order& o, char type, const Event& e) {
   Message r;
   r.type = "8";
   r.Add(tag::kOrderID, Str(o.id.value));
   r.Add(tag::kClOrdID, ClOrdIdText(o.account, o.clordid));
-  r.Add(tag::kExecID, exec_type == 'I'
+  r.Add(tag::kExecID, type == exec_type::kOrderStatus
                           ? reject_exec_prefix_ + Str(++reject_exec_count_)
                           : NextExecId(e.seq));
-  r.Add(tag::kExecType, std::string(1, exec_type));
+  r.Add(tag::kExecType, std::string(1, type));
   r.Add(tag::kOrdStatus, std::string(1, o.status));
   if (const AccountInfo* a = config_.account(o.account))
     r.Add(tag::kAccount, a->name);
@@ -1920,7 +1922,7 @@ void FixGateway::TradeBust(const Event& e) {
       std::string("trade busted: delivery failure reported by the ") +
       (e.side == exchange::Side::kBuy ? "buyer" : "seller");
   for (const Order* o : {&f.buy, &f.sell}) {
-    Message r = ExecReport(*o, 'H', e);
+    Message r = ExecReport(*o, exec_type::kTradeCancel, e);
     r.Add(tag::kLastQty, Str(f.quantity.lots));
     r.Add(tag::kLastPx, exchange::FormatPrice(f.price));
     r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
@@ -1944,7 +1946,7 @@ void FixGateway::DropCopy(const Event& e, bool counter) {
       })) {
     return;
   }
-  Message r = ExecReport(it->second, 'F', e);
+  Message r = ExecReport(it->second, exec_type::kTrade, e);
   r.Add(tag::kLastQty, Str(e.quantity.lots));
   r.Add(tag::kLastPx, exchange::FormatPrice(e.price));
   r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
@@ -1961,7 +1963,8 @@ void Fill(FixGateway::Order* o, Quantity leaves, Quantity filled,
   o->leaves = leaves;
   o->filled = filled;
   o->notional += static_cast<Int128>(e.price.units) * e.quantity.lots;
-  o->status = leaves.lots == 0 ? '2' : '1';
+  o->status =
+      leaves.lots == 0 ? ord_status::kFilled : ord_status::kPartiallyFilled;
 }
 
 }  // namespace
@@ -2008,7 +2011,7 @@ void FixGateway::OnEvent(const Event& e) {
       ref.leaves = e.leaves;
       ref.filled = e.filled;
       ref.clordid = e.client_order_id.value;
-      ref.status = '0';
+      ref.status = ord_status::kNew;
       order_by_clordid_[{e.account.value, e.client_order_id.value}] =
           e.order_id.value;
       auto p = take(e.account, e.client_order_id, 'D');
@@ -2017,7 +2020,7 @@ void FixGateway::OnEvent(const Event& e) {
             static_cast<double>(SteadyNs() - p->received_ns) * 1e-9);
       }
       if (live_ && Watched(e.account)) {
-        SendToAccount(e.account, ExecReport(ref, '0', e));
+        SendToAccount(e.account, ExecReport(ref, exec_type::kNew, e));
       }
       release(e.account, e.client_order_id);
       break;
@@ -2030,7 +2033,7 @@ void FixGateway::OnEvent(const Event& e) {
       if (!live_) break;
       for (Order* o : {a, c}) {
         if (o == nullptr || !Watched(o->account)) continue;
-        Message r = ExecReport(*o, 'F', e);
+        Message r = ExecReport(*o, exec_type::kTrade, e);
         r.Add(tag::kLastQty, Str(e.quantity.lots));
         r.Add(tag::kLastPx, exchange::FormatPrice(e.price));
         r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
@@ -2059,7 +2062,7 @@ void FixGateway::OnEvent(const Event& e) {
                            e.cancel_reason() == CancelReason::kExpired;
       o->leaves = Quantity{0};
       o->filled = e.filled;
-      o->status = expired ? 'C' : '4';
+      o->status = expired ? ord_status::kExpired : ord_status::kCanceled;
       std::unique_ptr<Pending> p;
       if (e.type == EventType::kCancelAccepted) {
         auto it = pending_cancel_by_order_.find(e.order_id.value);
@@ -2073,7 +2076,8 @@ void FixGateway::OnEvent(const Event& e) {
         }
       }
       if (!live_ || !Watched(o->account)) break;
-      Message r = ExecReport(*o, expired ? 'C' : '4', e);
+      Message r = ExecReport(
+          *o, expired ? exec_type::kExpired : exec_type::kCanceled, e);
       if (p != nullptr) {
         for (Field& f : r.fields) {
           if (f.tag == tag::kClOrdID) f.value = p->clordid;
@@ -2096,12 +2100,13 @@ void FixGateway::OnEvent(const Event& e) {
       o->quantity = e.quantity;
       o->leaves = e.leaves;
       o->filled = e.filled;
-      o->status = e.filled.lots > 0 ? '1' : '0';
+      o->status =
+          e.filled.lots > 0 ? ord_status::kPartiallyFilled : ord_status::kNew;
       order_by_clordid_[{e.account.value, e.client_order_id.value}] =
           e.order_id.value;
       auto p = take(e.account, e.client_order_id, 'G');
       if (!live_ || !Watched(o->account)) break;
-      Message r = ExecReport(*o, '5', e);
+      Message r = ExecReport(*o, exec_type::kReplaced, e);
       r.Add(tag::kOrigClOrdID,
             p != nullptr ? p->orig_clordid : ClOrdIdText(o->account, old));
       SendToAccount(o->account, r);
@@ -2112,7 +2117,7 @@ void FixGateway::OnEvent(const Event& e) {
       if (o == nullptr) break;
       o->leaves = e.leaves;
       if (!live_ || !Watched(o->account)) break;
-      Message r = ExecReport(*o, 'D', e);
+      Message r = ExecReport(*o, exec_type::kRestated, e);
       r.Add(tag::kExecRestatementReason, "8");
       r.Add(tag::kText,
             std::string(exchange::CancelReasonName(e.cancel_reason())));
@@ -2146,8 +2151,8 @@ void FixGateway::OnEvent(const Event& e) {
               p != nullptr ? p->clordid
                            : ClOrdIdText(e.account, e.client_order_id.value));
         r.Add(tag::kExecID, NextExecId(e.seq));
-        r.Add(tag::kExecType, "8");
-        r.Add(tag::kOrdStatus, "8");
+        r.Add(tag::kExecType, std::string(1, exec_type::kRejected));
+        r.Add(tag::kOrdStatus, std::string(1, ord_status::kRejected));
         if (const AccountInfo* a = config_.account(e.account))
           r.Add(tag::kAccount, a->name);
         if (const InstrumentInfo* i = instruments_.Get(e.instrument)) {
@@ -2184,8 +2189,9 @@ void FixGateway::OnEvent(const Event& e) {
                                  : o != nullptr
                                      ? ClOrdIdText(o->account, o->clordid)
                                      : std::string(kNone));
-        r.Add(tag::kOrdStatus,
-              o != nullptr ? std::string(1, o->status) : std::string("8"));
+        r.Add(tag::kOrdStatus, o != nullptr
+                                   ? std::string(1, o->status)
+                                   : std::string(1, ord_status::kRejected));
         r.Add(tag::kCxlRejResponseTo, replace ? "2" : "1");
         r.Add(tag::kCxlRejReason, Str(int64_t{CxlRejReason(e.reject_code())}));
         r.Add(tag::kText, reason);

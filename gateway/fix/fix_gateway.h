@@ -16,6 +16,7 @@
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
 #include "gateway/fix/fix_engine.h"
+#include "gateway/fix/fix_tags.h"
 
 namespace cfx::index {
 class IndexService;
@@ -124,11 +125,12 @@ class FixGateway final : private Handler {
     exchange::Quantity quantity;
     exchange::Quantity leaves;
     exchange::Quantity filled;
-    Int128 notional = 0;   // sum of fill price x lots
-    uint64_t clordid = 0;  // current client order id
-    char status = '0';     // OrdStatus(39)
+    Int128 notional = 0;             // sum of fill price x lots
+    uint64_t clordid = 0;            // current client order id
+    char status = ord_status::kNew;  // OrdStatus(39)
     bool done() const {
-      return status == '2' || status == '4' || status == 'C';
+      return status == ord_status::kFilled || status == ord_status::kCanceled ||
+             status == ord_status::kExpired;
     }
   };
   struct Pending;
@@ -192,7 +194,7 @@ class FixGateway final : private Handler {
   // their clearing members' drop copy.
   void TradeBust(const exchange::Event& e);
   void SendDropCopy(const Order& o, const Message& r);
-  Message ExecReport(const Order& o, char exec_type, const exchange::Event& e);
+  Message ExecReport(const Order& o, char type, const exchange::Event& e);
   void FlushMarketData();
 
   // ClOrdIDs.

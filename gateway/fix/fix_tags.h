@@ -3,8 +3,9 @@
 // Named FIX tag numbers used by the FIX gateway: the FIX 4.4 standard tags
 // under their standard names, and the exchange's user-defined tags (58xx)
 // under the names of its data dictionary (gateway/fix/spec/CFX-FIX44.xml,
-// docs/fix.md). Plain constants, so that both the C++20 gateway and the C++14
-// QuickFIX island (STYLE.md §10) can include this header.
+// docs/fix.md); then the ExecType(150) and OrdStatus(39) values. Plain
+// constants, so that both the C++20 gateway and the C++14 QuickFIX island
+// (STYLE.md §10) can include this header.
 namespace cfx {
 namespace gateway {
 namespace fix {
@@ -130,6 +131,30 @@ constexpr int kCfxCollateralNow = 5835;
 constexpr int kCfxMarginCallStatus = 5836;
 
 }  // namespace tag
+
+// ExecType(150) values.
+namespace exec_type {
+constexpr char kNew = '0';
+constexpr char kCanceled = '4';
+constexpr char kReplaced = '5';
+constexpr char kRejected = '8';
+constexpr char kExpired = 'C';
+constexpr char kRestated = 'D';
+constexpr char kTrade = 'F';
+constexpr char kTradeCancel = 'H';
+constexpr char kOrderStatus = 'I';
+}  // namespace exec_type
+
+// OrdStatus(39) values.
+namespace ord_status {
+constexpr char kNew = '0';
+constexpr char kPartiallyFilled = '1';
+constexpr char kFilled = '2';
+constexpr char kCanceled = '4';
+constexpr char kRejected = '8';
+constexpr char kPendingNew = 'A';
+constexpr char kExpired = 'C';
+}  // namespace ord_status
 }  // namespace fix
 }  // namespace gateway
 }  // namespace cfx
