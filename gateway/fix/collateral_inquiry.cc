@@ -58,7 +58,7 @@ std::vector<Message> AnswerCollateralInquiry(
   const std::string* only = m.Find(tag::kAccount);
   std::vector<Message> out(1);
   Message& ack = out[0];
-  ack.type = "BG";
+  ack.type = msg_type::kCollateralInquiryAck;
   ack.Add(tag::kCollInquiryID, id);
   const auto finish = [&](const char* status, const char* result,
                           std::size_t reports, const std::string& date,
@@ -134,7 +134,7 @@ std::vector<Message> AnswerCollateralInquiry(
   for (std::size_t k = 0; k < calls.size(); ++k) {
     const settlement::MarginCall& c = calls[k];
     Message r;
-    r.type = "BA";
+    r.type = msg_type::kCollateralReport;
     r.Add(tag::kCollRptID, "BA-" + id + "-" + std::to_string(k + 1));
     r.Add(tag::kCollInquiryID, id);
     r.Add(tag::kCollStatus, kAssigned);

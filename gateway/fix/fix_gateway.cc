@@ -242,7 +242,7 @@ Message MassCancelReport(const std::string& clordid, const std::string& type,
                          int reject_reason, const std::string& text,
                          uint64_t affected, exchange::Timestamp ts) {
   Message r;
-  r.type = "r";
+  r.type = msg_type::kOrderMassCancelReport;
   r.Add(tag::kClOrdID, clordid);
   r.Add(tag::kOrderID, clordid);
   r.Add(tag::kMassCancelRequestType, type);
@@ -717,8 +717,8 @@ int FixGateway::Poll() {
     released.swap(released_);
     for (auto& [s, m] : released) {
       if (sessions_[s]->held > 0) --sessions_[s]->held;
-      if (m.type == "F") OnCancel(s, m, false);
-      if (m.type == "G") OnCancel(s, m, true);
+      if (m.type == msg_type::kOrderCancelRequest) OnCancel(s, m, false);
+      if (m.type == msg_type::kOrderCancelReplaceRequest) OnCancel(s, m, true);
     }
     work += static_cast<int>(released.size());
   }
@@ -825,16 +825,24 @@ void FixGateway::OnMessage(int session, const Message& m) {
                        " messages per second; nothing was accepted");
     return;
   }
-  if (m.type == "D") return OnNewOrder(session, m);
-  if (m.type == "F") return OnCancel(session, m, false);
-  if (m.type == "G") return OnCancel(session, m, true);
-  if (m.type == "q") return OnMassCancel(session, m);
-  if (m.type == "H") return OnOrderStatus(session, m);
-  if (m.type == "AN") return OnRequestForPositions(session, m);
-  if (m.type == "BB") return OnCollateralInquiry(session, m);
-  if (m.type == "V") return OnMarketDataRequest(session, m);
-  if (m.type == "x") return OnSecurityList(session, m);
-  if (m.type == "e") return OnSecurityStatus(session, m);
+  if (m.type == msg_type::kNewOrderSingle) return OnNewOrder(session, m);
+  if (m.type == msg_type::kOrderCancelRequest)
+    return OnCancel(session, m, false);
+  if (m.type == msg_type::kOrderCancelReplaceRequest)
+    return OnCancel(session, m, true);
+  if (m.type == msg_type::kOrderMassCancelRequest)
+    return OnMassCancel(session, m);
+  if (m.type == msg_type::kOrderStatusRequest) return OnOrderStatus(session, m);
+  if (m.type == msg_type::kRequestForPositions)
+    return OnRequestForPositions(session, m);
+  if (m.type == msg_type::kCollateralInquiry)
+    return OnCollateralInquiry(session, m);
+  if (m.type == msg_type::kMarketDataRequest)
+    return OnMarketDataRequest(session, m);
+  if (m.type == msg_type::kSecurityListRequest)
+    return OnSecurityList(session, m);
+  if (m.type == msg_type::kSecurityStatusRequest)
+    return OnSecurityStatus(session, m);
   BusinessReject(session, m, 3, "",
                  "MsgType " + m.type + " is not accepted by the exchange");
 }
@@ -853,8 +861,9 @@ bool FixGateway::Submit(int s, const Command& c, const Message& m,
 void FixGateway::Send(int s, const Message& m) {
   if (deps_.metrics != nullptr && m.type.size() == 1) {
     deps_.metrics->FixMessageSent(m.type[0]);
-    if (m.type == "9" ||
-        (m.type == "8" && m.Find(tag::kExecType) != nullptr &&
+    if (m.type == msg_type::kOrderCancelReject ||
+        (m.type == msg_type::kExecutionReport &&
+         m.Find(tag::kExecType) != nullptr &&
          *m.Find(tag::kExecType) == std::string(1, exec_type::kRejected))) {
       deps_.metrics->OrderRejected();
     }
@@ -873,7 +882,7 @@ void FixGateway::BusinessReject(int s, const Message& m, int reason,
                                 const std::string& ref_id,
                                 const std::string& text) {
   Message r;
-  r.type = "j";
+  r.type = msg_type::kBusinessMessageReject;
   if (m.seq_num > 0) r.Add(tag::kRefSeqNum, Str(int64_t{m.seq_num}));
   r.Add(tag::kRefMsgType, m.type);
   if (!ref_id.empty()) r.Add(tag::kBusinessRejectRefID, ref_id);
@@ -896,7 +905,7 @@ void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
                            const std::string& text) {
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   Message r;
-  r.type = "8";
+  r.type = msg_type::kExecutionReport;
   r.Add(tag::kOrderID, kNone);
   r.Add(tag::kClOrdID, Get(m, tag::kClOrdID));
   r.Add(tag::kExecID, reject_exec_prefix_ + Str(++reject_exec_count_));
@@ -920,7 +929,7 @@ void FixGateway::RejectCancel(int s, const Message& m, bool replace,
                               const Order* o, int reason,
                               const std::string& text) {
   Message r;
-  r.type = "9";
+  r.type = msg_type::kOrderCancelReject;
   r.Add(tag::kOrderID, o != nullptr ? Str(o->id.value) : std::string(kNone));
   r.Add(tag::kClOrdID, Get(m, tag::kClOrdID));
   r.Add(tag::kOrigClOrdID, Get(m, tag::kOrigClOrdID));
@@ -1251,7 +1260,7 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
     }
   }
   Message r;
-  r.type = "8";
+  r.type = msg_type::kExecutionReport;
   if (o != nullptr) {
     Event none;
     none.ts = deps_.clock->Now();
@@ -1292,7 +1301,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
   const auto ack = [&](int result, int status, const std::string& text,
                        std::size_t total) {
     Message a;
-    a.type = "AO";
+    a.type = msg_type::kRequestForPositionsAck;
     a.Add(tag::kPosMaintRptID, "AO-" + req_id);
     a.Add(tag::kPosReqID, req_id);
     a.Add(tag::kTotalNumPosReports, Str(static_cast<int64_t>(total)));
@@ -1379,7 +1388,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
                     sc, l.instrument,
                     sc.instruments[l.instrument].initial_reference);
       Message r;
-      r.type = "AP";
+      r.type = msg_type::kPositionReport;
       r.Add(
           tag::kPosMaintRptID,
           "AP-" + req_id + "-" + Str(static_cast<int64_t>(reports.size() + 1)));
@@ -1443,7 +1452,7 @@ void FixGateway::OnCollateralInquiry(int s, const Message& m) {
 void FixGateway::MarketDataReject(int s, const std::string& req_id, int reason,
                                   const std::string& text) {
   Message r;
-  r.type = "Y";
+  r.type = msg_type::kMarketDataRequestReject;
   r.Add(tag::kMDReqID, req_id);
   if (reason >= 0) r.Add(tag::kMDReqRejReason, Str(int64_t{reason}));
   r.Add(tag::kText, text);
@@ -1559,7 +1568,7 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
   std::vector<TradeRecord> recent;
   for (const InstrumentInfo* info : symbols) {
     Message w;
-    w.type = "W";
+    w.type = msg_type::kMarketDataSnapshotFullRefresh;
     w.Add(tag::kMDReqID, req_id);
     w.Add(tag::kSymbol, info->symbol);
     Group g;
@@ -1611,7 +1620,7 @@ int32_t FixGateway::IndexGradeOf(const std::string& symbol) const {
 Message FixGateway::IndexSnapshot(const std::string& req_id, uint32_t grade,
                                   const index::Print* print) const {
   Message w;
-  w.type = "W";
+  w.type = msg_type::kMarketDataSnapshotFullRefresh;
   w.Add(tag::kMDReqID, req_id);
   w.Add(tag::kSymbol, IndexName(deps_.index->config().grades[grade]));
   if (print == nullptr) {
@@ -1737,7 +1746,7 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
                           "or 4 (all)");
   }
   Message y;
-  y.type = "y";
+  y.type = msg_type::kSecurityList;
   y.Add(tag::kSecurityReqID, req_id);
   y.Add(tag::kSecurityResponseID, req_id);
   y.Add(tag::kSecurityRequestResult, list.empty() ? "2" : "0");
@@ -1812,7 +1821,7 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
     ss.status.push_back({req_id, info->id.value});
   }
   Message f;
-  f.type = "f";
+  f.type = msg_type::kSecurityStatus;
   f.Add(tag::kSecurityStatusReqID, req_id);
   f.Add(tag::kSymbol, info->symbol);
   f.Add(tag::kSecurityTradingStatus,
@@ -1858,7 +1867,7 @@ std::string FixGateway::NextExecId(exchange::Seq seq) {
 
 Message FixGateway::ExecReport(const Order& o, char type, const Event& e) {
   Message r;
-  r.type = "8";
+  r.type = msg_type::kExecutionReport;
   r.Add(tag::kOrderID, Str(o.id.value));
   r.Add(tag::kClOrdID, ClOrdIdText(o.account, o.clordid));
   r.Add(tag::kExecID, type == exec_type::kOrderStatus
@@ -2145,7 +2154,7 @@ void FixGateway::OnEvent(const Event& e) {
         release(e.account, e.client_order_id);
         if (!live_ || !Watched(e.account)) break;
         Message r;
-        r.type = "8";
+        r.type = msg_type::kExecutionReport;
         r.Add(tag::kOrderID, kNone);
         r.Add(tag::kClOrdID,
               p != nullptr ? p->clordid
@@ -2179,7 +2188,7 @@ void FixGateway::OnEvent(const Event& e) {
         Order* o = find(e.order_id);
         if (o != nullptr && o->account != e.account) o = nullptr;
         Message r;
-        r.type = "9";
+        r.type = msg_type::kOrderCancelReject;
         r.Add(tag::kOrderID,
               o != nullptr ? Str(o->id.value) : std::string(kNone));
         r.Add(tag::kClOrdID,
@@ -2240,7 +2249,7 @@ void FixGateway::OnEvent(const Event& e) {
         for (const auto& sub : s->status) {
           if (sub.instrument != e.instrument.value) continue;
           Message f;
-          f.type = "f";
+          f.type = msg_type::kSecurityStatus;
           f.Add(tag::kSecurityStatusReqID, sub.req_id);
           f.Add(tag::kSymbol, info->symbol);
           f.Add(tag::kSecurityTradingStatus, TradingStatus(e.state));
@@ -2332,7 +2341,7 @@ void FixGateway::FlushMarketData() {
       }
       if (g.entries.empty()) continue;
       Message x;
-      x.type = "X";
+      x.type = msg_type::kMarketDataIncrementalRefresh;
       x.Add(tag::kMDReqID, sub.req_id);
       x.groups.push_back(std::move(g));
       Send(s->index, x);

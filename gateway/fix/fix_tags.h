@@ -3,8 +3,8 @@
 // Named FIX tag numbers used by the FIX gateway: the FIX 4.4 standard tags
 // under their standard names, and the exchange's user-defined tags (58xx)
 // under the names of its data dictionary (gateway/fix/spec/CFX-FIX44.xml,
-// docs/fix.md); then the ExecType(150) and OrdStatus(39) values. Plain
-// constants, so that both the C++20 gateway and the C++14 QuickFIX island
+// docs/fix.md); then the MsgType(35), ExecType(150) and OrdStatus(39) values.
+// Plain constants, so that both the C++20 gateway and the C++14 QuickFIX island
 // (STYLE.md §10) can include this header.
 namespace cfx {
 namespace gateway {
@@ -131,6 +131,34 @@ constexpr int kCfxCollateralNow = 5835;
 constexpr int kCfxMarginCallStatus = 5836;
 
 }  // namespace tag
+
+// MsgType(35) values: the messages of the dictionary the gateway reads or
+// writes.
+namespace msg_type {
+constexpr const char* kNewOrderSingle = "D";
+constexpr const char* kOrderCancelRequest = "F";
+constexpr const char* kOrderCancelReplaceRequest = "G";
+constexpr const char* kOrderMassCancelRequest = "q";
+constexpr const char* kOrderStatusRequest = "H";
+constexpr const char* kExecutionReport = "8";
+constexpr const char* kOrderCancelReject = "9";
+constexpr const char* kOrderMassCancelReport = "r";
+constexpr const char* kBusinessMessageReject = "j";
+constexpr const char* kMarketDataRequest = "V";
+constexpr const char* kMarketDataSnapshotFullRefresh = "W";
+constexpr const char* kMarketDataIncrementalRefresh = "X";
+constexpr const char* kMarketDataRequestReject = "Y";
+constexpr const char* kSecurityListRequest = "x";
+constexpr const char* kSecurityList = "y";
+constexpr const char* kSecurityStatusRequest = "e";
+constexpr const char* kSecurityStatus = "f";
+constexpr const char* kRequestForPositions = "AN";
+constexpr const char* kRequestForPositionsAck = "AO";
+constexpr const char* kPositionReport = "AP";
+constexpr const char* kCollateralInquiry = "BB";
+constexpr const char* kCollateralInquiryAck = "BG";
+constexpr const char* kCollateralReport = "BA";
+}  // namespace msg_type
 
 // ExecType(150) values.
 namespace exec_type {
