@@ -143,42 +143,42 @@ const char* TradingStatus(InstrumentState s) {
 int OrdRejReason(RejectCode c) {
   switch (c) {
     case RejectCode::kUnknownInstrument:
-      return 1;
+      return ord_rej_reason::kUnknownSymbol;
     case RejectCode::kInstrumentNotOpen:
     case RejectCode::kInstrumentExpired:
-      return 2;
+      return ord_rej_reason::kExchangeClosed;
     case RejectCode::kQuantityAboveMaximum:
     case RejectCode::kPositionLimitExceeded:
     case RejectCode::kInsufficientMargin:
     case RejectCode::kNotionalOverflow:
-      return 3;
+      return ord_rej_reason::kOrderExceedsLimit;
     case RejectCode::kDuplicateClientOrderId:
-      return 6;
+      return ord_rej_reason::kDuplicateOrder;
     case RejectCode::kQuantityBelowMinimum:
-      return 13;
+      return ord_rej_reason::kIncorrectQuantity;
     case RejectCode::kUnknownAccount:
-      return 15;
+      return ord_rej_reason::kUnknownAccount;
     case RejectCode::kPriceOutsideBand:
-      return 16;
+      return ord_rej_reason::kPriceExceedsCurrentPriceBand;
     case RejectCode::kPostOnlyWouldCross:
     case RejectCode::kMarketOrderNeedsIocOrFok:
     case RejectCode::kPostOnlyNotAllowed:
-      return 11;
+      return ord_rej_reason::kUnsupportedOrderCharacteristic;
     default:
-      return 99;
+      return ord_rej_reason::kOther;
   }
 }
 
 int CxlRejReason(RejectCode c) {
   switch (c) {
     case RejectCode::kUnknownOrder:
-      return 1;
+      return cxl_rej_reason::kUnknownOrder;
     case RejectCode::kDuplicateClientOrderId:
-      return 6;
+      return cxl_rej_reason::kDuplicateClOrdIDReceived;
     case RejectCode::kInstrumentNotOpen:
-      return 2;
+      return cxl_rej_reason::kBrokerExchangeOption;
     default:
-      return 99;
+      return cxl_rej_reason::kOther;
   }
 }
 
@@ -820,7 +820,7 @@ void FixGateway::OnMessage(int session, const Message& m) {
         break;
       }
     }
-    BusinessReject(session, m, 0, ref,
+    BusinessReject(session, m, business_reject_reason::kOther, ref,
                    "throttled: more than " + Str(rate) +
                        " messages per second; nothing was accepted");
     return;
@@ -843,14 +843,15 @@ void FixGateway::OnMessage(int session, const Message& m) {
     return OnSecurityList(session, m);
   if (m.type == msg_type::kSecurityStatusRequest)
     return OnSecurityStatus(session, m);
-  BusinessReject(session, m, 3, "",
-                 "MsgType " + m.type + " is not accepted by the exchange");
+  BusinessReject(session, m, business_reject_reason::kUnsupportedMessageType,
+                 "", "MsgType " + m.type + " is not accepted by the exchange");
 }
 
 bool FixGateway::Submit(int s, const Command& c, const Message& m,
                         const std::string& ref_id) {
   if (!deps_.ring->TryPush(c)) {
-    BusinessReject(s, m, 4, ref_id,
+    BusinessReject(s, m, business_reject_reason::kApplicationNotAvailable,
+                   ref_id,
                    "the exchange is busy; nothing was accepted, try again");
     return false;
   }
@@ -901,7 +902,7 @@ const std::string& Get(const Message& m, int tag) {
 
 }  // namespace
 
-void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
+void FixGateway::RejectNew(int s, const Message& m, int reason,
                            const std::string& text) {
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   Message r;
@@ -919,7 +920,7 @@ void FixGateway::RejectNew(int s, const Message& m, int ord_rej_reason,
   r.Add(tag::kLeavesQty, "0");
   r.Add(tag::kCumQty, "0");
   r.Add(tag::kAvgPx, "0");
-  r.Add(tag::kOrdRejReason, Str(int64_t{ord_rej_reason}));
+  r.Add(tag::kOrdRejReason, Str(int64_t{reason}));
   r.Add(tag::kText, text);
   r.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
   Send(s, r);
@@ -950,48 +951,54 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
-    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+    return BusinessReject(s, m, business_reject_reason::kNotAuthorized, clordid,
+                          ss.trade_denied);
   }
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
-  if (id == 0) return RejectNew(s, m, 99, ClOrdIdProblem());
+  if (id == 0) return RejectNew(s, m, ord_rej_reason::kOther, ClOrdIdProblem());
   if (const std::string* a = m.Find(tag::kAccount);
       a != nullptr && *a != ss.account_name) {
-    return RejectNew(s, m, 15,
+    return RejectNew(s, m, ord_rej_reason::kUnknownAccount,
                      "Account(1) " + *a + " is not this session's account");
   }
   const InstrumentInfo* info = instruments_.Find(Get(m, tag::kSymbol));
   if (info == nullptr) {
-    return RejectNew(s, m, 1, "unknown Symbol(55) " + Get(m, tag::kSymbol));
+    return RejectNew(s, m, ord_rej_reason::kUnknownSymbol,
+                     "unknown Symbol(55) " + Get(m, tag::kSymbol));
   }
   const std::string& side = Get(m, tag::kSide);
   if (side != "1" && side != "2") {
-    return RejectNew(s, m, 99, "Side(54) must be 1 (buy) or 2 (sell)");
+    return RejectNew(s, m, ord_rej_reason::kOther,
+                     "Side(54) must be 1 (buy) or 2 (sell)");
   }
   const auto qty = ParseFixQuantity(Get(m, tag::kOrderQty));
   if (!qty) {
-    return RejectNew(s, m, 13,
+    return RejectNew(s, m, ord_rej_reason::kIncorrectQuantity,
                      "OrderQty(38) " + Get(m, tag::kOrderQty) +
                          " is not a positive whole number of lots");
   }
   const std::string& ord_type = Get(m, tag::kOrdType);
   if (ord_type != "1" && ord_type != "2") {
-    return RejectNew(s, m, 11, "OrdType(40) must be 1 (market) or 2 (limit)");
+    return RejectNew(s, m, ord_rej_reason::kUnsupportedOrderCharacteristic,
+                     "OrdType(40) must be 1 (market) or 2 (limit)");
   }
   const bool market = ord_type == "1";
   const std::string* price_text = m.Find(tag::kPrice);
   int64_t price = 0;
   if (market) {
     if (price_text != nullptr) {
-      return RejectNew(s, m, 99, "a market order carries no Price(44)");
+      return RejectNew(s, m, ord_rej_reason::kOther,
+                       "a market order carries no Price(44)");
     }
   } else {
     if (price_text == nullptr) {
-      return BusinessReject(s, m, 5, clordid,
-                            "Price(44) is required on a limit order");
+      return BusinessReject(
+          s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+          clordid, "Price(44) is required on a limit order");
     }
     const auto p = ParseFixPrice(*price_text);
     if (!p || *p <= 0) {
-      return RejectNew(s, m, 99,
+      return RejectNew(s, m, ord_rej_reason::kOther,
                        "Price(44) " + *price_text +
                            " is not a positive decimal with at most 4 "
                            "decimal places");
@@ -1000,7 +1007,7 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
   }
   const auto tif = TifOf(m.Find(tag::kTimeInForce));
   if (!tif) {
-    return RejectNew(s, m, 11,
+    return RejectNew(s, m, ord_rej_reason::kUnsupportedOrderCharacteristic,
                      "TimeInForce(59) must be 0 (day), 1 (GTC), 3 (IOC), 4 "
                      "(FOK) or 6 (GTD)");
   }
@@ -1008,33 +1015,35 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
   int64_t expire_ns = 0;
   if (*tif == TimeInForce::kGtd) {
     if (expire == nullptr) {
-      return BusinessReject(s, m, 5, clordid,
-                            "ExpireTime(126) is required with TimeInForce 6 "
-                            "(GTD)");
+      return BusinessReject(
+          s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+          clordid,
+          "ExpireTime(126) is required with TimeInForce 6 "
+          "(GTD)");
     }
     const auto t = ParseFixTime(*expire);
     if (!t) {
-      return RejectNew(s, m, 99,
+      return RejectNew(s, m, ord_rej_reason::kOther,
                        "ExpireTime(126) " + *expire +
                            " is not a UTC timestamp YYYYMMDD-HH:MM:SS[.sss]");
     }
     expire_ns = *t;
   } else if (expire != nullptr) {
-    return RejectNew(s, m, 99,
+    return RejectNew(s, m, ord_rej_reason::kOther,
                      "ExpireTime(126) is only for TimeInForce 6 (GTD)");
   }
   uint8_t flags = 0;
   if (const std::string* inst = m.Find(tag::kExecInst)) {
     if (*inst != "6") {
       return RejectNew(
-          s, m, 11,
+          s, m, ord_rej_reason::kUnsupportedOrderCharacteristic,
           "ExecInst(18) " + *inst + " is not supported; 6 (post-only) is");
     }
     flags = exchange::kFlagPostOnly;
   }
   const Key key{ss.account.value, id};
   if (pending_.count(key) != 0) {
-    return RejectNew(s, m, 6,
+    return RejectNew(s, m, ord_rej_reason::kDuplicateOrder,
                      "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
                          " is already in flight");
   }
@@ -1068,14 +1077,17 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
-    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+    return BusinessReject(s, m, business_reject_reason::kNotAuthorized, clordid,
+                          ss.trade_denied);
   }
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
   if (id == 0)
-    return RejectCancel(s, m, replace, nullptr, 99, ClOrdIdProblem());
+    return RejectCancel(s, m, replace, nullptr, cxl_rej_reason::kOther,
+                        ClOrdIdProblem());
   if (const std::string* a = m.Find(tag::kAccount);
       a != nullptr && *a != ss.account_name) {
-    return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
+    return RejectCancel(s, m, replace, nullptr, cxl_rej_reason::kUnknownOrder,
+                        "UNKNOWN_ORDER");
   }
   Order* o = nullptr;
   const std::string* order_id_text = m.Find(tag::kOrderID);
@@ -1097,7 +1109,7 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
       auto pit = pending_.find(okey);
       if (pit != pending_.end() && pit->second->kind == 'D') {
         if (ss.held >= kMaxHeldPerSession) {
-          return RejectCancel(s, m, replace, nullptr, 99,
+          return RejectCancel(s, m, replace, nullptr, cxl_rej_reason::kOther,
                               "too many requests waiting for their order's "
                               "acknowledgement");
         }
@@ -1108,26 +1120,27 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
     }
   }
   if (o == nullptr)
-    return RejectCancel(s, m, replace, nullptr, 1, "UNKNOWN_ORDER");
+    return RejectCancel(s, m, replace, nullptr, cxl_rej_reason::kUnknownOrder,
+                        "UNKNOWN_ORDER");
   if (o->done()) {
-    return RejectCancel(s, m, replace, o, 1,
+    return RejectCancel(s, m, replace, o, cxl_rej_reason::kUnknownOrder,
                         "UNKNOWN_ORDER: the order is already done");
   }
   const InstrumentInfo* info = instruments_.Get(o->instrument);
   if (info == nullptr || Get(m, tag::kSymbol) != info->symbol) {
     return RejectCancel(
-        s, m, replace, o, 99,
+        s, m, replace, o, cxl_rej_reason::kOther,
         "Symbol(55) " + Get(m, tag::kSymbol) + " is not the order's");
   }
   if (Get(m, tag::kSide) != std::string(1, SideChar(o->side))) {
     return RejectCancel(
-        s, m, replace, o, 99,
+        s, m, replace, o, cxl_rej_reason::kOther,
         "Side(54) " + Get(m, tag::kSide) + " is not the order's");
   }
   const Key key{ss.account.value, id};
   if (pending_.count(key) != 0 || order_by_clordid_.count(key) != 0) {
     return RejectCancel(
-        s, m, replace, o, 6,
+        s, m, replace, o, cxl_rej_reason::kDuplicateClOrdIDReceived,
         "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid + " is already in use");
   }
   Command c;
@@ -1136,31 +1149,32 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   c.set_order_id(o->id);
   if (replace) {
     if (Get(m, tag::kOrdType) != "2") {
-      return RejectCancel(s, m, true, o, 99,
+      return RejectCancel(s, m, true, o, cxl_rej_reason::kOther,
                           "OrdType(40) must be 2: a resting order is a limit "
                           "order");
     }
     const std::string* price_text = m.Find(tag::kPrice);
     if (price_text == nullptr) {
-      return BusinessReject(s, m, 5, clordid,
-                            "Price(44) is required on a replace");
+      return BusinessReject(
+          s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+          clordid, "Price(44) is required on a replace");
     }
     const auto p = ParseFixPrice(*price_text);
     if (!p || *p <= 0) {
-      return RejectCancel(s, m, true, o, 99,
+      return RejectCancel(s, m, true, o, cxl_rej_reason::kOther,
                           "Price(44) " + *price_text +
                               " is not a positive decimal with at most 4 "
                               "decimal places");
     }
     const auto qty = ParseFixQuantity(Get(m, tag::kOrderQty));
     if (!qty) {
-      return RejectCancel(s, m, true, o, 99,
+      return RejectCancel(s, m, true, o, cxl_rej_reason::kOther,
                           "OrderQty(38) " + Get(m, tag::kOrderQty) +
                               " is not a positive whole number of lots");
     }
     if (const std::string* t = m.Find(tag::kTimeInForce);
         t != nullptr && *t != std::string(1, TifChar(o->tif))) {
-      return RejectCancel(s, m, true, o, 99,
+      return RejectCancel(s, m, true, o, cxl_rej_reason::kOther,
                           "TimeInForce(59) cannot be changed by a replace");
     }
     c.type = CommandType::kReplace;
@@ -1189,7 +1203,8 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
-    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+    return BusinessReject(s, m, business_reject_reason::kNotAuthorized, clordid,
+                          ss.trade_denied);
   }
   const std::string& type = Get(m, tag::kMassCancelRequestType);
   auto refuse = [&](int reason, const std::string& text) {
@@ -1202,9 +1217,11 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
   if (type == "1") {
     const std::string* sym = m.Find(tag::kSymbol);
     if (sym == nullptr) {
-      return BusinessReject(s, m, 5, clordid,
-                            "Symbol(55) is required with "
-                            "MassCancelRequestType 1");
+      return BusinessReject(
+          s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+          clordid,
+          "Symbol(55) is required with "
+          "MassCancelRequestType 1");
     }
     const InstrumentInfo* info = instruments_.Find(*sym);
     if (info == nullptr) return refuse(1, "unknown Symbol(55) " + *sym);
@@ -1237,7 +1254,8 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   const std::string& clordid = Get(m, tag::kClOrdID);
   if (ss.trade_denied != nullptr) {
-    return BusinessReject(s, m, 6, clordid, ss.trade_denied);
+    return BusinessReject(s, m, business_reject_reason::kNotAuthorized, clordid,
+                          ss.trade_denied);
   }
   const Order* o = nullptr;
   bool pending_new = false;
@@ -1280,7 +1298,7 @@ void FixGateway::OnOrderStatus(int s, const Message& m) {
     r.Add(tag::kCumQty, "0");
     r.Add(tag::kAvgPx, "0");
     if (!pending_new) {
-      r.Add(tag::kOrdRejReason, "5");
+      r.Add(tag::kOrdRejReason, Str(int64_t{ord_rej_reason::kUnknownOrder}));
       r.Add(tag::kText, "UNKNOWN_ORDER");
     }
     r.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
@@ -1520,8 +1538,9 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     }
   }
   if (!book && !trades) {
-    return BusinessReject(s, m, 5, req_id,
-                          "NoMDEntryTypes(267) must name at least one type");
+    return BusinessReject(
+        s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+        req_id, "NoMDEntryTypes(267) must name at least one type");
   }
   std::vector<const InstrumentInfo*> symbols;
   if (const Group* g = m.FindGroup(tag::kNoRelatedSym)) {
@@ -1543,8 +1562,9 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     }
   }
   if (symbols.empty()) {
-    return BusinessReject(s, m, 5, req_id,
-                          "NoRelatedSym(146) must name at least one symbol");
+    return BusinessReject(
+        s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+        req_id, "NoRelatedSym(146) must name at least one symbol");
   }
   if (subscribe) {
     for (const auto& x : ss.md) {
@@ -1677,8 +1697,9 @@ void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
     }
   }
   if (grades.empty()) {
-    return BusinessReject(s, m, 5, req_id,
-                          "NoRelatedSym(146) must name at least one symbol");
+    return BusinessReject(
+        s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+        req_id, "NoRelatedSym(146) must name at least one symbol");
   }
   if (subscribe) {
     for (const auto& x : ss.md) {
@@ -1733,15 +1754,17 @@ void FixGateway::OnSecurityList(int s, const Message& m) {
   } else if (type == "0") {
     const std::string* sym = m.Find(tag::kSymbol);
     if (sym == nullptr) {
-      return BusinessReject(s, m, 5, req_id,
-                            "Symbol(55) is required with "
-                            "SecurityListRequestType 0");
+      return BusinessReject(
+          s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+          req_id,
+          "Symbol(55) is required with "
+          "SecurityListRequestType 0");
     }
     if (const InstrumentInfo* i = instruments_.Find(*sym)) {
       list.push_back(i);
     }
   } else {
-    return BusinessReject(s, m, 0, req_id,
+    return BusinessReject(s, m, business_reject_reason::kOther, req_id,
                           "SecurityListRequestType(559) must be 0 (symbol) "
                           "or 4 (all)");
   }
@@ -1806,16 +1829,16 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
     return;
   }
   if (info == nullptr) {
-    return BusinessReject(s, m, 2, req_id,
-                          "unknown Symbol(55) " + Get(m, tag::kSymbol));
+    return BusinessReject(s, m, business_reject_reason::kUnknownSecurity,
+                          req_id, "unknown Symbol(55) " + Get(m, tag::kSymbol));
   }
   if (type != "0" && type != "1") {
-    return BusinessReject(s, m, 0, req_id,
+    return BusinessReject(s, m, business_reject_reason::kOther, req_id,
                           "SubscriptionRequestType(263) must be 0, 1 or 2");
   }
   if (type == "1") {
     if (ss.status.size() >= kMaxSubscriptionsPerSession) {
-      return BusinessReject(s, m, 0, req_id,
+      return BusinessReject(s, m, business_reject_reason::kOther, req_id,
                             "too many security status subscriptions");
     }
     ss.status.push_back({req_id, info->id.value});

@@ -175,8 +175,7 @@ class FixGateway final : private Handler {
   void SetSessionsMetric();
   void BusinessReject(int s, const Message& m, int reason,
                       const std::string& ref_id, const std::string& text);
-  void RejectNew(int s, const Message& m, int ord_rej_reason,
-                 const std::string& text);
+  void RejectNew(int s, const Message& m, int reason, const std::string& text);
   void RejectCancel(int s, const Message& m, bool replace, const Order* o,
                     int reason, const std::string& text);
   void MarketDataReject(int s, const std::string& req_id, int reason,

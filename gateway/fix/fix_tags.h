@@ -3,7 +3,8 @@
 // Named FIX tag numbers used by the FIX gateway: the FIX 4.4 standard tags
 // under their standard names, and the exchange's user-defined tags (58xx)
 // under the names of its data dictionary (gateway/fix/spec/CFX-FIX44.xml,
-// docs/fix.md); then the MsgType(35), ExecType(150) and OrdStatus(39) values.
+// docs/fix.md); then the values of MsgType(35), ExecType(150), OrdStatus(39)
+// and the reject reasons.
 // Plain constants, so that both the C++20 gateway and the C++14 QuickFIX island
 // (STYLE.md §10) can include this header.
 namespace cfx {
@@ -183,6 +184,38 @@ constexpr char kRejected = '8';
 constexpr char kPendingNew = 'A';
 constexpr char kExpired = 'C';
 }  // namespace ord_status
+
+// OrdRejReason(103) values.
+namespace ord_rej_reason {
+constexpr int kUnknownSymbol = 1;
+constexpr int kExchangeClosed = 2;
+constexpr int kOrderExceedsLimit = 3;
+constexpr int kUnknownOrder = 5;
+constexpr int kDuplicateOrder = 6;
+constexpr int kUnsupportedOrderCharacteristic = 11;
+constexpr int kIncorrectQuantity = 13;
+constexpr int kUnknownAccount = 15;
+constexpr int kPriceExceedsCurrentPriceBand = 16;
+constexpr int kOther = 99;
+}  // namespace ord_rej_reason
+
+// CxlRejReason(102) values.
+namespace cxl_rej_reason {
+constexpr int kUnknownOrder = 1;
+constexpr int kBrokerExchangeOption = 2;
+constexpr int kDuplicateClOrdIDReceived = 6;
+constexpr int kOther = 99;
+}  // namespace cxl_rej_reason
+
+// BusinessRejectReason(380) values.
+namespace business_reject_reason {
+constexpr int kOther = 0;
+constexpr int kUnknownSecurity = 2;
+constexpr int kUnsupportedMessageType = 3;
+constexpr int kApplicationNotAvailable = 4;
+constexpr int kConditionallyRequiredFieldMissing = 5;
+constexpr int kNotAuthorized = 6;
+}  // namespace business_reject_reason
 }  // namespace fix
 }  // namespace gateway
 }  // namespace cfx
