@@ -1212,7 +1212,8 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
                              text, 0, deps_.clock->Now()));
   };
   const uint64_t id = ClientOrderIdForClOrdId(clordid);
-  if (id == 0) return refuse(99, ClOrdIdProblem());
+  if (id == 0)
+    return refuse(mass_cancel_reject_reason::kOther, ClOrdIdProblem());
   InstrumentId instrument;
   if (type == "1") {
     const std::string* sym = m.Find(tag::kSymbol);
@@ -1224,16 +1225,19 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
           "MassCancelRequestType 1");
     }
     const InstrumentInfo* info = instruments_.Find(*sym);
-    if (info == nullptr) return refuse(1, "unknown Symbol(55) " + *sym);
+    if (info == nullptr)
+      return refuse(mass_cancel_reject_reason::kInvalidOrUnknownSecurity,
+                    "unknown Symbol(55) " + *sym);
     instrument = info->id;
   } else if (type != "7") {
-    return refuse(0,
+    return refuse(mass_cancel_reject_reason::kMassCancelNotSupported,
                   "MassCancelRequestType(530) must be 1 (security) or 7 (all)");
   }
   const Key key{ss.account.value, id};
   if (pending_.count(key) != 0) {
-    return refuse(99, "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
-                          " is already in flight");
+    return refuse(mass_cancel_reject_reason::kOther,
+                  "DUPLICATE_CLIENT_ORDER_ID: ClOrdID " + clordid +
+                      " is already in flight");
   }
   Command c;
   c.type = CommandType::kMassCancel;
@@ -1495,8 +1499,9 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     return;
   }
   if (sub_type != "0" && sub_type != "1") {
-    return MarketDataReject(s, req_id, 4,
-                            "SubscriptionRequestType(263) must be 0, 1 or 2");
+    return MarketDataReject(
+        s, req_id, md_req_rej_reason::kUnsupportedSubscriptionRequestType,
+        "SubscriptionRequestType(263) must be 0, 1 or 2");
   }
   const bool subscribe = sub_type == "1";
   if (const Group* g = m.FindGroup(tag::kNoMDEntryTypes)) {
@@ -1507,17 +1512,20 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
   }
   const auto depth = ParseU64(Get(m, tag::kMarketDepth));
   if (!depth || *depth > 1'000'000) {
-    return MarketDataReject(s, req_id, 5,
+    return MarketDataReject(s, req_id,
+                            md_req_rej_reason::kUnsupportedMarketDepth,
                             "MarketDepth(264) must be 0 (full book) or N");
   }
   if (subscribe && *depth != 0) {
-    return MarketDataReject(s, req_id, 5,
+    return MarketDataReject(s, req_id,
+                            md_req_rej_reason::kUnsupportedMarketDepth,
                             "a subscription carries the full book: "
                             "MarketDepth(264) must be 0");
   }
   if (const std::string* t = m.Find(tag::kMDUpdateType);
       subscribe && t != nullptr && *t != "1") {
-    return MarketDataReject(s, req_id, 6,
+    return MarketDataReject(s, req_id,
+                            md_req_rej_reason::kUnsupportedMDUpdateType,
                             "MDUpdateType(265) must be 1 (incremental)");
   }
   bool book = false, trades = false;
@@ -1530,7 +1538,7 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
         trades = true;
       } else {
         return MarketDataReject(
-            s, req_id, 8,
+            s, req_id, md_req_rej_reason::kUnsupportedMDEntryType,
             "MDEntryType(269) " + (t ? *t : std::string()) +
                 " is not published; 0 (bid), 1 (offer), 2 (trade) and, for "
                 "CFX-<grade> index symbols, 3 (index value) are");
@@ -1549,13 +1557,14 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
       const InstrumentInfo* info =
           sym == nullptr ? nullptr : instruments_.Find(*sym);
       if (info == nullptr && sym != nullptr && IndexGradeOf(*sym) >= 0) {
-        return MarketDataReject(s, req_id, 8,
+        return MarketDataReject(s, req_id,
+                                md_req_rej_reason::kUnsupportedMDEntryType,
                                 *sym +
                                     " is an index: its one MDEntryType(269) "
                                     "is 3 (index value), requested alone");
       }
       if (info == nullptr) {
-        return MarketDataReject(s, req_id, 0,
+        return MarketDataReject(s, req_id, md_req_rej_reason::kUnknownSymbol,
                                 "unknown Symbol(55) " + (sym ? *sym : ""));
       }
       symbols.push_back(info);
@@ -1569,15 +1578,15 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
   if (subscribe) {
     for (const auto& x : ss.md) {
       if (x.req_id == req_id) {
-        return MarketDataReject(s, req_id, 1,
+        return MarketDataReject(s, req_id, md_req_rej_reason::kDuplicateMDReqID,
                                 "MDReqID " + req_id + " is already live");
       }
     }
     if (ss.md.size() + symbols.size() > kMaxSubscriptionsPerSession) {
-      return MarketDataReject(s, req_id, 2,
-                              "at most " +
-                                  Str(uint64_t{kMaxSubscriptionsPerSession}) +
-                                  " subscriptions per session");
+      return MarketDataReject(
+          s, req_id, md_req_rej_reason::kInsufficientBandwidth,
+          "at most " + Str(uint64_t{kMaxSubscriptionsPerSession}) +
+              " subscriptions per session");
     }
   }
   // Entries built per command are not yet sent: flush them first, so the
@@ -1663,7 +1672,8 @@ void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
     for (const auto& entry : g->entries) {
       const std::string* t = FindIn(entry, tag::kMDEntryType);
       if (t == nullptr || *t != "3") {
-        return MarketDataReject(s, req_id, 8,
+        return MarketDataReject(s, req_id,
+                                md_req_rej_reason::kUnsupportedMDEntryType,
                                 "MDEntryType(269) 3 (index value) cannot be "
                                 "combined with other entry types: request it "
                                 "alone, for CFX-<grade> symbols");
@@ -1672,7 +1682,8 @@ void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
   }
   const auto depth = ParseU64(Get(m, tag::kMarketDepth));
   if (!depth || *depth > 1) {
-    return MarketDataReject(s, req_id, 5,
+    return MarketDataReject(s, req_id,
+                            md_req_rej_reason::kUnsupportedMarketDepth,
                             "MarketDepth(264) must be 0 or 1 for an index: "
                             "it has one value");
   }
@@ -1685,13 +1696,14 @@ void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
       if (grade >= 0) {
         grades.push_back(static_cast<uint32_t>(grade));
       } else if (instruments_.Find(name) != nullptr) {
-        return MarketDataReject(s, req_id, 8,
+        return MarketDataReject(s, req_id,
+                                md_req_rej_reason::kUnsupportedMDEntryType,
                                 "MDEntryType(269) 3 (index value) is "
                                 "published for CFX-<grade> index symbols "
                                 "only; " +
                                     name + " is an instrument");
       } else {
-        return MarketDataReject(s, req_id, 0,
+        return MarketDataReject(s, req_id, md_req_rej_reason::kUnknownSymbol,
                                 "unknown index Symbol(55) " + name);
       }
     }
@@ -1704,15 +1716,15 @@ void FixGateway::OnIndexRequest(int s, const Message& m, bool subscribe) {
   if (subscribe) {
     for (const auto& x : ss.md) {
       if (x.req_id == req_id) {
-        return MarketDataReject(s, req_id, 1,
+        return MarketDataReject(s, req_id, md_req_rej_reason::kDuplicateMDReqID,
                                 "MDReqID " + req_id + " is already live");
       }
     }
     if (ss.md.size() + grades.size() > kMaxSubscriptionsPerSession) {
-      return MarketDataReject(s, req_id, 2,
-                              "at most " +
-                                  Str(uint64_t{kMaxSubscriptionsPerSession}) +
-                                  " subscriptions per session");
+      return MarketDataReject(
+          s, req_id, md_req_rej_reason::kInsufficientBandwidth,
+          "at most " + Str(uint64_t{kMaxSubscriptionsPerSession}) +
+              " subscriptions per session");
     }
   }
   // Book and trade entries built for the current command go out first, so
@@ -2239,7 +2251,9 @@ void FixGateway::OnEvent(const Event& e) {
         auto p = take(e.account, e.client_order_id, 'q');
         if (!live_ || p == nullptr) break;
         const int why =
-            e.reject_code() == RejectCode::kUnknownInstrument ? 1 : 99;
+            e.reject_code() == RejectCode::kUnknownInstrument
+                ? mass_cancel_reject_reason::kInvalidOrUnknownSecurity
+                : mass_cancel_reject_reason::kOther;
         Send(p->session,
              MassCancelReport(p->clordid, std::string(1, p->mass_type),
                               p->symbol, "0", why, reason, 0, e.ts));

@@ -216,6 +216,24 @@ constexpr int kApplicationNotAvailable = 4;
 constexpr int kConditionallyRequiredFieldMissing = 5;
 constexpr int kNotAuthorized = 6;
 }  // namespace business_reject_reason
+
+// MDReqRejReason(281) values.
+namespace md_req_rej_reason {
+constexpr int kUnknownSymbol = 0;
+constexpr int kDuplicateMDReqID = 1;
+constexpr int kInsufficientBandwidth = 2;
+constexpr int kUnsupportedSubscriptionRequestType = 4;
+constexpr int kUnsupportedMarketDepth = 5;
+constexpr int kUnsupportedMDUpdateType = 6;
+constexpr int kUnsupportedMDEntryType = 8;
+}  // namespace md_req_rej_reason
+
+// MassCancelRejectReason(532) values.
+namespace mass_cancel_reject_reason {
+constexpr int kMassCancelNotSupported = 0;
+constexpr int kInvalidOrUnknownSecurity = 1;
+constexpr int kOther = 99;
+}  // namespace mass_cancel_reject_reason
 }  // namespace fix
 }  // namespace gateway
 }  // namespace cfx
