@@ -1,0 +1,388 @@
+// The engine's persistent state in canonical order: Engine::StateHash(),
+// Engine::SaveSnapshot() and Engine::LoadSnapshot().
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exchange/core/byte_codec.h"
+#include "exchange/core/engine.h"
+#include "exchange/core/engine_state.h"
+#include "exchange/core/state_hash.h"
+
+namespace cfx::exchange {
+
+using internal::Book;
+using internal::EngineState;
+using internal::ForEachOrderInPriority;
+using internal::Order;
+using internal::PositionRow;
+using internal::SetReference;
+
+uint64_t Engine::StateHash() const noexcept {
+  StateHasher h;
+  h.Add(s_->next_order_id);
+  h.Add(s_->next_trade_id);
+  for (uint32_t id = 0; id < s_->books.size(); ++id) {
+    const Book& b = s_->books[id];
+    if (!b.listed) continue;
+    h.Add(id);
+    h.Add(static_cast<uint64_t>(b.state));
+    h.Add(b.reference.units);
+    if (b.config.initial_state == InstrumentState::kNone) {
+      h.Add(b.delivery_day);
+    }
+    ForEachOrderInPriority(*s_, b, [&h](const Order& o) {
+      h.Add(o.id.value);
+      h.Add(o.client_order_id.value);
+      h.Add(o.account.value);
+      h.Add(static_cast<uint64_t>(o.side));
+      h.Add(o.price.units);
+      h.Add(o.quantity.lots);
+      h.Add(o.leaves.lots);
+      h.Add(o.filled.lots);
+      h.Add(static_cast<uint64_t>(o.tif));
+      h.Add(static_cast<uint64_t>(o.flags));
+      h.Add(o.expire_time.nanos);
+    });
+  }
+  const uint32_t ni = s_->limits.max_instruments;
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    for (uint32_t i = 0; i < ni; ++i) {
+      const int64_t p =
+          s_->positions[static_cast<std::size_t>(a) * ni + i].position;
+      if (p == 0) continue;
+      h.Add(a);
+      h.Add(i);
+      h.Add(p);
+    }
+  }
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    const internal::AccountRow& r = s_->accounts[a];
+    if (!r.configured || (r.collateral == 0 && r.settled_date == 0)) continue;
+    h.Add(a);
+    h.Add(r.collateral);
+    h.Add(r.settled_date);
+  }
+  if (s_->client_order_ids.size() != 0) {
+    uint64_t sum = 0;
+    s_->client_order_ids.ForEach([&sum](uint32_t account, uint64_t id) {
+      sum += ClientOrderIdHashTerm(account, id);
+    });
+    h.Add(s_->client_order_ids.size());
+    h.Add(sum);
+  }
+  for (const internal::SpotTrade& t : s_->spot_trades) {
+    h.Add(t.trade_id);
+    h.Add(t.day);
+    h.Add(t.price);
+    h.Add(t.quantity);
+    h.Add(t.instrument);
+    h.Add(t.buyer);
+    h.Add(t.seller);
+    h.Add(t.busted);
+  }
+  // Reference data counts once there is any, so engines without it hash as
+  // the reference book of the matching tests does.
+  const uint64_t registry = s_->registry->Hash();
+  if (registry != s_->empty_registry_hash) h.Add(registry);
+  return h.value();
+}
+
+namespace {
+
+constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
+// 2: the client order ids of the trading day follow the positions.
+// 3: each instrument's delivery day; the reference-data registry at the end.
+// 4: each account's collateral and last settlement date, before the
+//    registry.
+constexpr uint16_t kSnapshotVersion = 4;
+
+Status SnapshotError(const ByteReader& r, const std::string& what) {
+  return DataLossError("snapshot: " + what + " at byte " +
+                       std::to_string(r.position()));
+}
+
+}  // namespace
+
+std::string Engine::SaveSnapshot() const {
+  std::string out;
+  ByteWriter w(&out);
+  w.Put(kSnapshotMagic);
+  w.Put(kSnapshotVersion);
+  w.Put(s_->last_seq.value);
+  w.Put(s_->next_order_id);
+  w.Put(s_->next_trade_id);
+  uint32_t listed = 0;
+  for (const Book& b : s_->books) listed += b.listed ? 1 : 0;
+  w.Put(listed);
+  for (uint32_t id = 0; id < s_->books.size(); ++id) {
+    const Book& b = s_->books[id];
+    if (!b.listed) continue;
+    w.Put(id);
+    w.Put(static_cast<uint8_t>(b.state));
+    w.Put(b.reference.units);
+    w.Put(b.delivery_day);
+    uint32_t count = 0;
+    ForEachOrderInPriority(*s_, b, [&](const Order&) { ++count; });
+    w.Put(count);
+    ForEachOrderInPriority(*s_, b, [&](const Order& o) {
+      w.Put(o.id.value);
+      w.Put(o.client_order_id.value);
+      w.Put(o.account.value);
+      w.Put(static_cast<uint8_t>(o.side));
+      w.Put(o.price.units);
+      w.Put(o.quantity.lots);
+      w.Put(o.leaves.lots);
+      w.Put(o.filled.lots);
+      w.Put(static_cast<uint8_t>(o.tif));
+      w.Put(static_cast<uint8_t>(o.stp));
+      w.Put(o.flags);
+      w.Put(o.expire_time.nanos);
+    });
+  }
+  const uint32_t ni = s_->limits.max_instruments;
+  uint32_t positions = 0;
+  for (const PositionRow& r : s_->positions)
+    positions += r.position != 0 ? 1 : 0;
+  w.Put(positions);
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    for (uint32_t i = 0; i < ni; ++i) {
+      const int64_t p =
+          s_->positions[static_cast<std::size_t>(a) * ni + i].position;
+      if (p == 0) continue;
+      w.Put(a);
+      w.Put(i);
+      w.Put(p);
+    }
+  }
+  w.Put(s_->client_order_ids.size());
+  s_->client_order_ids.ForEach([&w](uint32_t account, uint64_t id) {
+    w.Put(account);
+    w.Put(id);
+  });
+  w.Put(static_cast<uint32_t>(s_->spot_trades.size()));
+  for (const internal::SpotTrade& t : s_->spot_trades) {
+    w.Put(t.trade_id);
+    w.Put(t.day);
+    w.Put(t.price);
+    w.Put(t.quantity);
+    w.Put(t.instrument);
+    w.Put(t.buyer);
+    w.Put(t.seller);
+    w.Put(t.busted);
+  }
+  uint32_t accounts = 0;
+  for (const internal::AccountRow& a : s_->accounts) {
+    accounts += a.configured ? 1 : 0;
+  }
+  w.Put(accounts);
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    const internal::AccountRow& r = s_->accounts[a];
+    if (!r.configured) continue;
+    w.Put(a);
+    w.Put(r.collateral);
+    w.Put(r.settled_date);
+  }
+  s_->registry->Save(&out);
+  return out;
+}
+
+Status Engine::LoadSnapshot(std::string_view bytes) {
+  EngineState& s = *s_;
+  if (s.last_seq.value != 0 || s.resting != 0 || s.next_order_id != 1) {
+    return FailedPreconditionError("snapshot: engine already has state");
+  }
+  ByteReader r(bytes);
+  if (r.Get<uint32_t>() != kSnapshotMagic) return SnapshotError(r, "bad magic");
+  if (const auto v = r.Get<uint16_t>(); v != kSnapshotVersion) {
+    return SnapshotError(r, "unsupported version " + std::to_string(v));
+  }
+  s.last_seq = Seq{r.Get<uint64_t>()};
+  s.next_order_id = r.Get<uint64_t>();
+  s.next_trade_id = r.Get<uint64_t>();
+  if (!r.ok() || s.next_order_id == 0 || s.next_trade_id == 0) {
+    return SnapshotError(r, "bad header");
+  }
+  std::vector<uint32_t> slots;
+  const uint32_t books = r.Get<uint32_t>();
+  uint32_t listed = 0;
+  for (const Book& b : s.books) listed += b.listed ? 1 : 0;
+  if (!r.ok() || books != listed) {
+    return SnapshotError(r, "instrument count differs from the config");
+  }
+  for (uint32_t n = 0; n < books; ++n) {
+    const uint32_t id = r.Get<uint32_t>();
+    if (!r.ok() || id == 0 || id >= s.books.size() || !s.books[id].listed) {
+      return SnapshotError(
+          r, "instrument " + std::to_string(id) + " is not in the config");
+    }
+    Book& b = s.books[id];
+    const auto state = r.Get<uint8_t>();
+    const Price ref{r.Get<int64_t>()};
+    const int64_t day = r.Get<int64_t>();
+    const bool slot = b.config.initial_state == InstrumentState::kNone;
+    if ((state == 0 && !slot) ||
+        state > static_cast<uint8_t>(InstrumentState::kExpired)) {
+      return SnapshotError(r, "bad instrument state");
+    }
+    if (day < 0 || day > 2'932'896 || (day != 0 && !slot)) {
+      return SnapshotError(r, "bad delivery day");
+    }
+    b.delivery_day = day;
+    if (ref.units <= 0 || ref > b.config.max_price) {
+      return SnapshotError(r, "bad reference price");
+    }
+    b.state = static_cast<InstrumentState>(state);
+    SetReference(b, ref);
+    const uint32_t count = r.Get<uint32_t>();
+    if (!r.ok() || count > s.limits.max_orders - s.resting) {
+      return SnapshotError(r, "more orders than the order pool holds");
+    }
+    for (uint32_t j = 0; j < count; ++j) {
+      Order o;
+      o.id = OrderId{r.Get<uint64_t>()};
+      o.client_order_id = ClientOrderId{r.Get<uint64_t>()};
+      o.account = AccountId{r.Get<uint32_t>()};
+      o.side = static_cast<Side>(r.Get<uint8_t>());
+      o.price = Price{r.Get<int64_t>()};
+      o.quantity = Quantity{r.Get<int64_t>()};
+      o.leaves = Quantity{r.Get<int64_t>()};
+      o.filled = Quantity{r.Get<int64_t>()};
+      o.tif = static_cast<TimeInForce>(r.Get<uint8_t>());
+      o.stp = static_cast<StpMode>(r.Get<uint8_t>());
+      o.flags = r.Get<uint8_t>();
+      o.expire_time = Timestamp{r.Get<int64_t>()};
+      o.instrument = InstrumentId{id};
+      if (!r.ok()) return SnapshotError(r, "truncated order");
+      const bool valid =
+          o.id.value != 0 && o.id.value < s.next_order_id &&
+          s.index.Find(o.id.value) == 0 && o.account.value != 0 &&
+          o.account.value < s.accounts.size() &&
+          s.accounts[o.account.value].configured &&
+          (o.side == Side::kBuy || o.side == Side::kSell) &&
+          o.price.units > 0 && o.price <= b.config.max_price &&
+          o.price.units % b.config.tick.units == 0 && o.leaves.lots > 0 &&
+          o.filled.lots >= 0 &&
+          o.quantity.lots >= o.leaves.lots + o.filled.lots &&
+          (o.tif == TimeInForce::kDay || o.tif == TimeInForce::kGtc ||
+           o.tif == TimeInForce::kGtd) &&
+          o.stp != StpMode::kAccountDefault &&
+          static_cast<uint8_t>(o.stp) <=
+              static_cast<uint8_t>(StpMode::kDecrement) &&
+          (o.flags & ~kKnownFlags) == 0 &&
+          ((o.tif == TimeInForce::kGtd) == (o.expire_time.nanos != 0));
+      if (!valid) {
+        return SnapshotError(r, "invalid order " + std::to_string(o.id.value));
+      }
+      const uint32_t k = internal::RestoreAlloc(s);
+      s.orders[k] = o;
+      s.index.Insert(o.id.value, k);  // for the duplicate check; redone below
+      internal::RestoreRest(s, k);
+      slots.push_back(k);
+    }
+    if (b.best_bid != 0 && b.best_ask != 0 && b.best_bid >= b.best_ask) {
+      return SnapshotError(r,
+                           "crossed book in instrument " + std::to_string(id));
+    }
+  }
+  std::sort(slots.begin(), slots.end(), [&](uint32_t x, uint32_t y) {
+    return s.orders[x].id < s.orders[y].id;
+  });
+  for (uint32_t k : slots) {
+    s.index.Erase(s.orders[k].id.value);
+    internal::RestoreRegister(s, k);
+  }
+  const uint32_t positions = r.Get<uint32_t>();
+  if (!r.ok()) return SnapshotError(r, "truncated positions");
+  for (uint32_t j = 0; j < positions; ++j) {
+    const uint32_t a = r.Get<uint32_t>();
+    const uint32_t i = r.Get<uint32_t>();
+    const int64_t p = r.Get<int64_t>();
+    if (!r.ok() || a >= s.accounts.size() || i >= s.limits.max_instruments) {
+      return SnapshotError(r, "bad position entry");
+    }
+    s.positions[static_cast<std::size_t>(a) * s.limits.max_instruments + i]
+        .position = p;
+  }
+  const uint32_t ids = r.Get<uint32_t>();
+  if (!r.ok()) return SnapshotError(r, "truncated client order ids");
+  if (ids > s.limits.max_client_order_ids) {
+    return SnapshotError(r, "more client order ids than the table holds");
+  }
+  for (uint32_t j = 0; j < ids; ++j) {
+    const uint32_t a = r.Get<uint32_t>();
+    const uint64_t id = r.Get<uint64_t>();
+    if (!r.ok() || a == 0 || a >= s.accounts.size() ||
+        !s.accounts[a].configured || id == 0) {
+      return SnapshotError(r, "bad client order id entry");
+    }
+    if (!s.client_order_ids.TryInsert(a, id)) {
+      return SnapshotError(r, "duplicate client order id entry");
+    }
+  }
+  const uint32_t trades = r.Get<uint32_t>();
+  if (!r.ok() || trades > s.spot_trades.capacity()) {
+    return SnapshotError(r, "bad spot trade count");
+  }
+  for (uint32_t j = 0; j < trades; ++j) {
+    internal::SpotTrade t;
+    t.trade_id = r.Get<uint64_t>();
+    t.day = r.Get<int64_t>();
+    t.price = r.Get<int64_t>();
+    t.quantity = r.Get<int64_t>();
+    t.instrument = r.Get<uint32_t>();
+    t.buyer = r.Get<uint32_t>();
+    t.seller = r.Get<uint32_t>();
+    t.busted = r.Get<uint32_t>();
+    if (!r.ok() || t.trade_id == 0 || t.trade_id >= s.next_trade_id ||
+        (j > 0 && t.trade_id <= s.spot_trades.back().trade_id) ||
+        t.instrument == 0 || t.instrument >= s.books.size() ||
+        t.buyer >= s.accounts.size() || t.seller >= s.accounts.size() ||
+        t.busted > 1 || t.quantity <= 0 || t.price <= 0) {
+      return SnapshotError(r, "bad spot trade entry");
+    }
+    s.spot_trades.push_back(t);
+  }
+  uint32_t configured = 0;
+  for (const internal::AccountRow& a : s.accounts) {
+    configured += a.configured ? 1 : 0;
+  }
+  const uint32_t accounts = r.Get<uint32_t>();
+  if (!r.ok() || accounts != configured) {
+    return SnapshotError(r, "account count differs from the config");
+  }
+  uint32_t previous = 0;
+  for (uint32_t j = 0; j < accounts; ++j) {
+    const uint32_t a = r.Get<uint32_t>();
+    const int64_t collateral = r.Get<int64_t>();
+    const int64_t date = r.Get<int64_t>();
+    if (!r.ok() || a <= previous || a >= s.accounts.size() ||
+        !s.accounts[a].configured || date < 0 || date > 2'932'896) {
+      return SnapshotError(r, "bad account entry");
+    }
+    s.accounts[a].collateral = collateral;
+    s.accounts[a].settled_date = date;
+    previous = a;
+  }
+  std::string_view rest = bytes.substr(r.position());
+  if (Status st = s.registry->Load(&rest); !st.ok()) {
+    return DataLossError("snapshot: reference data at byte " +
+                         std::to_string(r.position()) + ": " + st.message());
+  }
+  if (!rest.empty()) {
+    return DataLossError("snapshot: " + std::to_string(rest.size()) +
+                         " trailing bytes");
+  }
+  s.next_reference_change = s.registry->next_change().nanos;
+  for (uint32_t a = 0; a < s.accounts.size(); ++a) {
+    for (uint32_t g = 0; g < s.grades; ++g) {
+      s.eligibility[static_cast<std::size_t>(a) * kMaxGrades + g] =
+          s.registry->row(AccountId{a}, g);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace cfx::exchange
