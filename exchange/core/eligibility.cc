@@ -1,6 +1,7 @@
 // The eligibility of spot sellers (DESIGN.md §3): the reference data's
 // rows per account and grade, the check of a spot sell against them, and the
-// cancels of resting sells an account may no longer keep.
+// cancels of resting sells an account may no longer keep; the reference-data
+// command that changes them.
 
 #include <algorithm>
 #include <cstddef>
@@ -136,6 +137,21 @@ void Apply::EnforceEligibility(AccountId a) {
       CancelLost(k);
     }
   }
+}
+
+void Apply::ReferenceData() {
+  const Command& c = *s_.cmd;
+  s_.changes.clear();
+  const RejectCode r = s_.registry->Apply(s_.payload, c.ts, &s_.changes);
+  s_.next_reference_change = s_.registry->next_change().nanos;
+  if (r != RejectCode::kNone) {
+    s_.changes.clear();
+    return Reject(r);
+  }
+  Event& e = Base(EventType::kReferenceAccepted);
+  e.account = c.account;
+  e.client_order_id = c.client_order_id;
+  ApplyEligibilityChanges();
 }
 
 }  // namespace internal

@@ -484,35 +484,6 @@ void Apply::ListInstrument() {
   e.count = static_cast<uint32_t>(day);
 }
 
-void Apply::ReportFailure() {
-  const Command& c = *s_.cmd;
-  const uint64_t id = c.target;
-  auto it = std::lower_bound(
-      s_.spot_trades.begin(), s_.spot_trades.end(), id,
-      [](const internal::SpotTrade& t, uint64_t v) { return t.trade_id < v; });
-  // Another firm's trade answers as one that does not exist.
-  if (it == s_.spot_trades.end() || it->trade_id != id ||
-      (it->buyer != c.account.value && it->seller != c.account.value)) {
-    return Reject(RejectCode::kUnknownTrade);
-  }
-  if (it->busted != 0) return Reject(RejectCode::kTradeAlreadyBusted);
-  constexpr int64_t kDay = 86'400'000'000'000;
-  if (c.ts.nanos >= it->day * kDay + s_.spot_failure_deadline_ns) {
-    return Reject(RejectCode::kFailureDeadlinePassed);
-  }
-  it->busted = 1;
-  Event& e = Base(EventType::kTradeBusted);
-  e.trade_id = TradeId{it->trade_id};
-  e.instrument = InstrumentId{it->instrument};
-  e.price = Price{it->price};
-  e.quantity = Quantity{it->quantity};
-  e.account = AccountId{it->buyer};
-  e.counter_account = AccountId{it->seller};
-  e.side = it->buyer == c.account.value ? Side::kBuy : Side::kSell;
-  e.client_order_id = c.client_order_id;
-  e.count = static_cast<uint32_t>(it->day);
-}
-
 void Apply::IndexFixing() {
   const Command& c = *s_.cmd;
   const uint64_t day = c.target;
@@ -532,56 +503,6 @@ void Apply::SettlementRerun() {
   Event& e = Base(EventType::kSettlementRerun);
   e.count = static_cast<uint32_t>(c.target);
   e.client_order_id = c.client_order_id;
-}
-
-void Apply::Collateral() {
-  const Command& c = *s_.cmd;
-  if (!AccountKnown(c.account)) return Reject(RejectCode::kUnknownAccount);
-  const int64_t amount = c.quantity.lots;
-  if (amount == 0) return Reject(RejectCode::kInvalidAmount);
-  // 9999-12-31 is day 2,932,896.
-  if (c.target > 2'932'896) return Reject(RejectCode::kInvalidSettlementDate);
-  const auto date = static_cast<int64_t>(c.target);
-  internal::AccountRow& a = s_.accounts[c.account.value];
-  if (date != 0 && date <= a.settled_date) {
-    return Reject(RejectCode::kAlreadySettled);
-  }
-  int64_t after = 0;
-  if (__builtin_add_overflow(a.collateral, amount, &after)) {
-    return Reject(RejectCode::kInvalidAmount);
-  }
-  // A member's withdrawal must leave what the account's positions and open
-  // orders need; a settlement booking always applies (below zero: a margin
-  // call, and risk-adding orders fail the pre-trade check).
-  if (date == 0 && amount < 0) {
-    const int64_t required = MarginRequirement(c.account);
-    if (after < 0 || required < 0 || after < required) {
-      return Reject(RejectCode::kInsufficientMargin);
-    }
-  }
-  a.collateral = after;
-  if (date != 0) a.settled_date = date;
-  Event& e = Base(EventType::kCollateralChanged);
-  e.account = c.account;
-  e.quantity = Quantity{amount};
-  e.leaves = Quantity{after};
-  e.count = static_cast<uint32_t>(date);
-  e.client_order_id = c.client_order_id;
-}
-
-void Apply::ReferenceData() {
-  const Command& c = *s_.cmd;
-  s_.changes.clear();
-  const RejectCode r = s_.registry->Apply(s_.payload, c.ts, &s_.changes);
-  s_.next_reference_change = s_.registry->next_change().nanos;
-  if (r != RejectCode::kNone) {
-    s_.changes.clear();
-    return Reject(r);
-  }
-  Event& e = Base(EventType::kReferenceAccepted);
-  e.account = c.account;
-  e.client_order_id = c.client_order_id;
-  ApplyEligibilityChanges();
 }
 
 uint32_t RestoreAlloc(EngineState& s) { return Apply(s).RestoreAlloc(); }

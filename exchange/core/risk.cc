@@ -1,5 +1,6 @@
 // Initial margin of an account (DESIGN.md §5, docs/matching.md "Margin"):
-// the legs of its margin group at their worst case, and the requirement.
+// the legs of its margin group at their worst case, the requirement, and
+// the collateral command that books or withdraws against it.
 
 #include <cstddef>
 #include <cstdint>
@@ -76,6 +77,41 @@ int64_t Apply::MarginRequirement(AccountId a) {
   std::size_t at = 0;
   const int n = BuildLegs(a, 0, 0, 0, buy, sell, &at);
   return n < 0 ? -1 : WorstMargin(buy, sell, n);
+}
+
+void Apply::Collateral() {
+  const Command& c = *s_.cmd;
+  if (!AccountKnown(c.account)) return Reject(RejectCode::kUnknownAccount);
+  const int64_t amount = c.quantity.lots;
+  if (amount == 0) return Reject(RejectCode::kInvalidAmount);
+  // 9999-12-31 is day 2,932,896.
+  if (c.target > 2'932'896) return Reject(RejectCode::kInvalidSettlementDate);
+  const auto date = static_cast<int64_t>(c.target);
+  internal::AccountRow& a = s_.accounts[c.account.value];
+  if (date != 0 && date <= a.settled_date) {
+    return Reject(RejectCode::kAlreadySettled);
+  }
+  int64_t after = 0;
+  if (__builtin_add_overflow(a.collateral, amount, &after)) {
+    return Reject(RejectCode::kInvalidAmount);
+  }
+  // A member's withdrawal must leave what the account's positions and open
+  // orders need; a settlement booking always applies (below zero: a margin
+  // call, and risk-adding orders fail the pre-trade check).
+  if (date == 0 && amount < 0) {
+    const int64_t required = MarginRequirement(c.account);
+    if (after < 0 || required < 0 || after < required) {
+      return Reject(RejectCode::kInsufficientMargin);
+    }
+  }
+  a.collateral = after;
+  if (date != 0) a.settled_date = date;
+  Event& e = Base(EventType::kCollateralChanged);
+  e.account = c.account;
+  e.quantity = Quantity{amount};
+  e.leaves = Quantity{after};
+  e.count = static_cast<uint32_t>(date);
+  e.client_order_id = c.client_order_id;
 }
 
 }  // namespace internal
