@@ -189,22 +189,11 @@ std::string Engine::SaveSnapshot() const {
   return out;
 }
 
-Status Engine::LoadSnapshot(std::string_view bytes) {
-  EngineState& s = *s_;
-  if (s.last_seq.value != 0 || s.resting != 0 || s.next_order_id != 1) {
-    return FailedPreconditionError("snapshot: engine already has state");
-  }
-  ByteReader r(bytes);
-  if (r.Get<uint32_t>() != kSnapshotMagic) return SnapshotError(r, "bad magic");
-  if (const auto v = r.Get<uint16_t>(); v != kSnapshotVersion) {
-    return SnapshotError(r, "unsupported version " + std::to_string(v));
-  }
-  s.last_seq = Seq{r.Get<uint64_t>()};
-  s.next_order_id = r.Get<uint64_t>();
-  s.next_trade_id = r.Get<uint64_t>();
-  if (!r.ok() || s.next_order_id == 0 || s.next_trade_id == 0) {
-    return SnapshotError(r, "bad header");
-  }
+namespace {
+
+// Reads the listed instruments and their resting orders, then registers the
+// orders in order id order.
+Status LoadBooks(EngineState& s, ByteReader& r) {
   std::vector<uint32_t> slots;
   const uint32_t books = r.Get<uint32_t>();
   uint32_t listed = 0;
@@ -294,6 +283,12 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
     s.index.Erase(s.orders[k].id.value);
     internal::RestoreRegister(s, k);
   }
+  return Status::Ok();
+}
+
+// Reads the positions, the client order ids of the day, the spot trades and
+// the accounts' collateral.
+Status LoadTables(EngineState& s, ByteReader& r) {
   const uint32_t positions = r.Get<uint32_t>();
   if (!r.ok()) return SnapshotError(r, "truncated positions");
   for (uint32_t j = 0; j < positions; ++j) {
@@ -366,6 +361,29 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
     s.accounts[a].settled_date = date;
     previous = a;
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Engine::LoadSnapshot(std::string_view bytes) {
+  EngineState& s = *s_;
+  if (s.last_seq.value != 0 || s.resting != 0 || s.next_order_id != 1) {
+    return FailedPreconditionError("snapshot: engine already has state");
+  }
+  ByteReader r(bytes);
+  if (r.Get<uint32_t>() != kSnapshotMagic) return SnapshotError(r, "bad magic");
+  if (const auto v = r.Get<uint16_t>(); v != kSnapshotVersion) {
+    return SnapshotError(r, "unsupported version " + std::to_string(v));
+  }
+  s.last_seq = Seq{r.Get<uint64_t>()};
+  s.next_order_id = r.Get<uint64_t>();
+  s.next_trade_id = r.Get<uint64_t>();
+  if (!r.ok() || s.next_order_id == 0 || s.next_trade_id == 0) {
+    return SnapshotError(r, "bad header");
+  }
+  CFX_RETURN_IF_ERROR(LoadBooks(s, r));
+  CFX_RETURN_IF_ERROR(LoadTables(s, r));
   std::string_view rest = bytes.substr(r.position());
   if (Status st = s.registry->Load(&rest); !st.ok()) {
     return DataLossError("snapshot: reference data at byte " +
