@@ -93,26 +93,35 @@ void Apply::Run(const Command& cmd, EventSink& out) {
   EmitBookLevels();
 }
 
+// The new order's enumerated fields: side, order type, time in force, STP
+// mode and flags.
+inline RejectCode Apply::CheckOrderFields(const Command& c) const {
+  if (c.side != Side::kBuy && c.side != Side::kSell) {
+    return RejectCode::kInvalidSide;
+  }
+  if (c.order_type != OrderType::kLimit && c.order_type != OrderType::kMarket) {
+    return RejectCode::kInvalidOrderType;
+  }
+  if (c.tif == TimeInForce::kNone ||
+      static_cast<uint8_t>(c.tif) > static_cast<uint8_t>(TimeInForce::kGtd)) {
+    return RejectCode::kInvalidTimeInForce;
+  }
+  if (static_cast<uint8_t>(c.stp) > static_cast<uint8_t>(StpMode::kDecrement)) {
+    return RejectCode::kInvalidStpMode;
+  }
+  if ((c.flags & ~kKnownFlags) != 0) return RejectCode::kInvalidFlags;
+  return RejectCode::kNone;
+}
+
 void Apply::NewOrder() {
   const Command& c = *s_.cmd;
   Book* bp = FindBook(c.instrument);
   if (bp == nullptr) return Reject(RejectCode::kUnknownInstrument);
   Book& b = *bp;
   if (!AccountKnown(c.account)) return Reject(RejectCode::kUnknownAccount);
-  if (c.side != Side::kBuy && c.side != Side::kSell) {
-    return Reject(RejectCode::kInvalidSide);
+  if (RejectCode r = CheckOrderFields(c); r != RejectCode::kNone) {
+    return Reject(r);
   }
-  if (c.order_type != OrderType::kLimit && c.order_type != OrderType::kMarket) {
-    return Reject(RejectCode::kInvalidOrderType);
-  }
-  if (c.tif == TimeInForce::kNone ||
-      static_cast<uint8_t>(c.tif) > static_cast<uint8_t>(TimeInForce::kGtd)) {
-    return Reject(RejectCode::kInvalidTimeInForce);
-  }
-  if (static_cast<uint8_t>(c.stp) > static_cast<uint8_t>(StpMode::kDecrement)) {
-    return Reject(RejectCode::kInvalidStpMode);
-  }
-  if ((c.flags & ~kKnownFlags) != 0) return Reject(RejectCode::kInvalidFlags);
   // A resent order is answered DUPLICATE whatever has changed since the
   // original (state, band, position), so this comes before those checks.
   const bool has_client_order_id = c.client_order_id.value != 0;

@@ -584,6 +584,7 @@ class Apply {
   }
 
   // ---- commands ----
+  RejectCode CheckOrderFields(const Command& c) const;
   void NewOrder();
   void Cancel();
   void Replace();
