@@ -514,14 +514,6 @@ void Apply::SettlementRerun() {
   e.client_order_id = c.client_order_id;
 }
 
-uint32_t RestoreAlloc(EngineState& s) { return Apply(s).RestoreAlloc(); }
-
-void RestoreRest(EngineState& s, uint32_t k) { Apply(s).RestoreRest(k); }
-
-void RestoreRegister(EngineState& s, uint32_t k) {
-  Apply(s).RestoreRegister(k);
-}
-
 }  // namespace internal
 
 namespace {

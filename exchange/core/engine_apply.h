@@ -1,8 +1,10 @@
 // Internal to exchange_core: Apply, the handler of one command over the
 // engine's state (EngineState). Its member functions are defined by concern:
-// the book, the GTD heap, the pre-trade checks and margin inline here (they
-// are on the matching path); the command handlers in engine.cc; the
-// eligibility of spot sellers in eligibility.cc.
+// the book, the GTD heap, the pre-trade checks and the margin check inline
+// here (they are on the matching path); the command handlers in engine.cc;
+// the margin legs and the collateral command in risk.cc; the eligibility of
+// spot sellers in eligibility.cc; the failure report of a spot trade in
+// spot_trades.cc. Snapshot loading (snapshot.cc) rests orders through it.
 
 #pragma once
 

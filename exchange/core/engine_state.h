@@ -208,12 +208,5 @@ inline void ForEachOrderInPriority(const EngineState& s, const Book& b, Fn fn) {
   }
 }
 
-// Snapshot loading (defined with the command handlers in engine.cc):
-// allocates an order slot; rests slot `k` (fields set) at the back of its
-// level; registers it in the index, its account's list and the GTD heap.
-uint32_t RestoreAlloc(EngineState& s);
-void RestoreRest(EngineState& s, uint32_t k);
-void RestoreRegister(EngineState& s, uint32_t k);
-
 }  // namespace internal
 }  // namespace cfx::exchange

@@ -8,6 +8,7 @@
 
 #include "exchange/core/byte_codec.h"
 #include "exchange/core/engine.h"
+#include "exchange/core/engine_apply.h"
 #include "exchange/core/engine_state.h"
 #include "exchange/core/state_hash.h"
 
@@ -194,6 +195,7 @@ namespace {
 // Reads the listed instruments and their resting orders, then registers the
 // orders in order id order.
 Status LoadBooks(EngineState& s, ByteReader& r) {
+  internal::Apply restorer(s);
   std::vector<uint32_t> slots;
   const uint32_t books = r.Get<uint32_t>();
   uint32_t listed = 0;
@@ -265,10 +267,10 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
       if (!valid) {
         return SnapshotError(r, "invalid order " + std::to_string(o.id.value));
       }
-      const uint32_t k = internal::RestoreAlloc(s);
+      const uint32_t k = restorer.RestoreAlloc();
       s.orders[k] = o;
       s.index.Insert(o.id.value, k);  // for the duplicate check; redone below
-      internal::RestoreRest(s, k);
+      restorer.RestoreRest(k);
       slots.push_back(k);
     }
     if (b.best_bid != 0 && b.best_ask != 0 && b.best_bid >= b.best_ask) {
@@ -281,7 +283,7 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
   });
   for (uint32_t k : slots) {
     s.index.Erase(s.orders[k].id.value);
-    internal::RestoreRegister(s, k);
+    restorer.RestoreRegister(k);
   }
   return Status::Ok();
 }
