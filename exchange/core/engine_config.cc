@@ -11,6 +11,59 @@ std::string InstrumentName(const InstrumentConfig& c) {
   return "instrument " + std::to_string(c.id.value);
 }
 
+// The fields of one instrument that need no other instrument: kind, tick and
+// price range, quantities, bands, GPU-hours, initial state and grade.
+Status ValidateInstrumentFields(const InstrumentConfig& c,
+                                const EngineConfig& config) {
+  const std::string n = InstrumentName(c);
+  if (c.kind != InstrumentKind::kSpot && c.kind != InstrumentKind::kFuture) {
+    return InvalidArgumentError(n + ": kind must be spot or future");
+  }
+  if (c.tick.units <= 0) return InvalidArgumentError(n + ": tick must be > 0");
+  if (c.max_price.units <= 0 || c.max_price.units % c.tick.units != 0) {
+    return InvalidArgumentError(
+        n + ": max_price must be a positive multiple of tick");
+  }
+  const int64_t levels = c.max_price.units / c.tick.units;
+  if (levels > (1 << 22)) {
+    return InvalidArgumentError(n +
+                                ": max_price / tick must be <= 2^22 levels");
+  }
+  if (c.reference_price.units <= 0 || c.reference_price > c.max_price) {
+    return InvalidArgumentError(n +
+                                ": reference_price must be in (0, max_price]");
+  }
+  if (c.min_quantity.lots < 1 || c.max_quantity < c.min_quantity) {
+    return InvalidArgumentError(n + ": need 1 <= min_quantity <= max_quantity");
+  }
+  if (c.max_quantity.lots > (int64_t{1} << 40)) {
+    return InvalidArgumentError(n + ": max_quantity must be <= 2^40");
+  }
+  if (c.position_limit.lots < 0) {
+    return InvalidArgumentError(n + ": position_limit must be >= 0");
+  }
+  if (c.band_bps <= 0 || c.band_bps >= 10'000) {
+    return InvalidArgumentError(n + ": band_bps must be in (0, 10000)");
+  }
+  if (c.market_band_bps <= 0 || c.market_band_bps >= 10'000) {
+    return InvalidArgumentError(n + ": market_band_bps must be in (0, 10000)");
+  }
+  if (c.gpu_hours_per_lot <= 0) {
+    return InvalidArgumentError(n + ": gpu_hours_per_lot must be > 0");
+  }
+  if ((c.initial_state == InstrumentState::kNone &&
+       c.kind != InstrumentKind::kSpot) ||
+      static_cast<uint8_t>(c.initial_state) >
+          static_cast<uint8_t>(InstrumentState::kExpired)) {
+    return InvalidArgumentError(n + ": initial_state is not a state");
+  }
+  if (c.grade >= kMaxGrades || (!config.reference.grades.empty() &&
+                                c.grade >= config.reference.grades.size())) {
+    return InvalidArgumentError(n + ": grade is not a configured grade");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidateEngineConfig(const EngineConfig& config) {
@@ -53,55 +106,8 @@ Status ValidateEngineConfig(const EngineConfig& config) {
     }
     if (seen[c.id.value]) return InvalidArgumentError(n + ": duplicate id");
     seen[c.id.value] = true;
-    if (c.kind != InstrumentKind::kSpot && c.kind != InstrumentKind::kFuture) {
-      return InvalidArgumentError(n + ": kind must be spot or future");
-    }
-    if (c.tick.units <= 0)
-      return InvalidArgumentError(n + ": tick must be > 0");
-    if (c.max_price.units <= 0 || c.max_price.units % c.tick.units != 0) {
-      return InvalidArgumentError(
-          n + ": max_price must be a positive multiple of tick");
-    }
-    const int64_t levels = c.max_price.units / c.tick.units;
-    if (levels > (1 << 22)) {
-      return InvalidArgumentError(n +
-                                  ": max_price / tick must be <= 2^22 levels");
-    }
-    total_levels += static_cast<uint64_t>(levels);
-    if (c.reference_price.units <= 0 || c.reference_price > c.max_price) {
-      return InvalidArgumentError(
-          n + ": reference_price must be in (0, max_price]");
-    }
-    if (c.min_quantity.lots < 1 || c.max_quantity < c.min_quantity) {
-      return InvalidArgumentError(n +
-                                  ": need 1 <= min_quantity <= max_quantity");
-    }
-    if (c.max_quantity.lots > (int64_t{1} << 40)) {
-      return InvalidArgumentError(n + ": max_quantity must be <= 2^40");
-    }
-    if (c.position_limit.lots < 0) {
-      return InvalidArgumentError(n + ": position_limit must be >= 0");
-    }
-    if (c.band_bps <= 0 || c.band_bps >= 10'000) {
-      return InvalidArgumentError(n + ": band_bps must be in (0, 10000)");
-    }
-    if (c.market_band_bps <= 0 || c.market_band_bps >= 10'000) {
-      return InvalidArgumentError(n +
-                                  ": market_band_bps must be in (0, 10000)");
-    }
-    if (c.gpu_hours_per_lot <= 0) {
-      return InvalidArgumentError(n + ": gpu_hours_per_lot must be > 0");
-    }
-    if ((c.initial_state == InstrumentState::kNone &&
-         c.kind != InstrumentKind::kSpot) ||
-        static_cast<uint8_t>(c.initial_state) >
-            static_cast<uint8_t>(InstrumentState::kExpired)) {
-      return InvalidArgumentError(n + ": initial_state is not a state");
-    }
-    if (c.grade >= kMaxGrades || (!config.reference.grades.empty() &&
-                                  c.grade >= config.reference.grades.size())) {
-      return InvalidArgumentError(n + ": grade is not a configured grade");
-    }
+    CFX_RETURN_IF_ERROR(ValidateInstrumentFields(c, config));
+    total_levels += static_cast<uint64_t>(c.max_price.units / c.tick.units);
     if (c.margin_group != 0) {
       if (c.kind != InstrumentKind::kFuture) {
         return InvalidArgumentError(
