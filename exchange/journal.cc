@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exchange/journal_record.h"
+#include "exchange/rocksdb_status.h"
 
 namespace cfx::exchange {
 namespace {
@@ -20,16 +21,6 @@ namespace {
 constexpr char kFormatKey[] = "format";
 constexpr char kFormatValue[] = "cfx-journal 1";
 constexpr int kSnapshotsKept = 2;
-
-Status FromRocks(const rocksdb::Status& s, const std::string& what) {
-  if (s.ok()) return Status::Ok();
-  const std::string m = what + ": rocksdb: " + s.ToString();
-  if (s.IsCorruption()) return DataLossError(m);
-  if (s.IsInvalidArgument()) return InvalidArgumentError(m);
-  if (s.IsNotFound()) return NotFoundError(m);
-  if (s.IsIOError()) return Status(StatusCode::kUnavailable, m);
-  return InternalError(m);
-}
 
 // RocksDB reports a damaged write-ahead log at open without naming it:
 // name the candidates, so the message says where to look.
@@ -107,7 +98,7 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
     s = rocksdb::DB::Open(db_options, dir, families, &j->handles_, &raw);
   }
   if (!s.ok()) {
-    Status st = FromRocks(s, "journal " + dir);
+    Status st = FromRocks(s, "journal " + dir, RocksErrors::kByKind);
     if (s.IsCorruption()) st = NameLogFiles(dir, st);
     return st;
   }
@@ -124,10 +115,11 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
     }
     rocksdb::WriteOptions wo;
     wo.sync = true;
-    CFX_RETURN_IF_ERROR(FromRocks(
-        j->db_->Put(wo, j->meta_, kFormatKey, kFormatValue), "journal " + dir));
+    CFX_RETURN_IF_ERROR(
+        FromRocks(j->db_->Put(wo, j->meta_, kFormatKey, kFormatValue),
+                  "journal " + dir, RocksErrors::kByKind));
   } else if (!s.ok()) {
-    return FromRocks(s, "journal " + dir);
+    return FromRocks(s, "journal " + dir, RocksErrors::kByKind);
   } else if (format != kFormatValue) {
     return InvalidArgumentError("journal " + dir + ": unsupported format '" +
                                 format + "'");
@@ -153,7 +145,8 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
     j->last_ts_.store(cmds.back().ts.nanos, std::memory_order_relaxed);
     j->last_seq_.store(cmds.back().seq.value, std::memory_order_release);
   }
-  CFX_RETURN_IF_ERROR(FromRocks(it->status(), "journal " + dir));
+  CFX_RETURN_IF_ERROR(
+      FromRocks(it->status(), "journal " + dir, RocksErrors::kByKind));
   return j;
 }
 
@@ -189,10 +182,11 @@ Status Journal::Append(const Command* cmds, std::size_t n,
   const rocksdb::Status s =
       batch.Put(commands_, rocksdb::Slice(key, sizeof key),
                 rocksdb::Slice(record_buffer_));
-  if (!s.ok()) return FromRocks(s, "journal " + dir_);
+  if (!s.ok()) return FromRocks(s, "journal " + dir_, RocksErrors::kByKind);
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
-  CFX_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "journal " + dir_));
+  CFX_RETURN_IF_ERROR(FromRocks(db_->Write(wo, &batch), "journal " + dir_,
+                                RocksErrors::kByKind));
   // Durable (and visible to readers' iterators) now: publish the end.
   last_ts_.store(cmds[n - 1].ts.nanos, std::memory_order_relaxed);
   last_seq_.store(cmds[n - 1].seq.value, std::memory_order_release);
@@ -204,7 +198,7 @@ Status Journal::WriteSnapshot(Seq seq, std::string_view bytes) {
   EncodeSnapshotRecord(bytes, &record);
   rocksdb::WriteBatch batch;
   rocksdb::Status s = batch.Put(snapshots_, SeqKey(seq), record);
-  if (!s.ok()) return FromRocks(s, "journal " + dir_);
+  if (!s.ok()) return FromRocks(s, "journal " + dir_, RocksErrors::kByKind);
   // Keep the newest few: find the seq below which to drop.
   std::unique_ptr<rocksdb::Iterator> it(
       db_->NewIterator(rocksdb::ReadOptions(), snapshots_));
@@ -216,14 +210,16 @@ Status Journal::WriteSnapshot(Seq seq, std::string_view bytes) {
     if (++kept > kSnapshotsKept) {
       s = batch.DeleteRange(snapshots_, SeqKey(Seq{0}),
                             SeqKey(Seq{older.value + 1}));
-      if (!s.ok()) return FromRocks(s, "journal " + dir_);
+      if (!s.ok()) return FromRocks(s, "journal " + dir_, RocksErrors::kByKind);
       break;
     }
   }
-  CFX_RETURN_IF_ERROR(FromRocks(it->status(), "journal " + dir_));
+  CFX_RETURN_IF_ERROR(
+      FromRocks(it->status(), "journal " + dir_, RocksErrors::kByKind));
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(db_->Write(wo, &batch), "journal " + dir_);
+  return FromRocks(db_->Write(wo, &batch), "journal " + dir_,
+                   RocksErrors::kByKind);
 }
 
 Result<SnapshotRecord> Journal::FindLatestSnapshot() const {
@@ -274,7 +270,8 @@ Result<SnapshotRecord> Journal::FindSnapshot(Seq at_most) const {
     return out;
   }
   if (!it->status().ok()) {
-    return FromRocks(it->status(), "journal " + dir_ + " snapshots");
+    return FromRocks(it->status(), "journal " + dir_ + " snapshots",
+                     RocksErrors::kByKind);
   }
   return out;
 }
@@ -403,14 +400,14 @@ Status Journal::Flush() {
   rocksdb::FlushOptions fo;
   fo.wait = true;
   return FromRocks(db_->Flush(fo, {commands_, snapshots_, meta_}),
-                   "journal " + dir_);
+                   "journal " + dir_, RocksErrors::kByKind);
 }
 
 Status Journal::PutRawRecordForTest(Seq seq, std::string_view record) {
   rocksdb::WriteOptions wo;
   wo.sync = true;
   CFX_RETURN_IF_ERROR(FromRocks(db_->Put(wo, commands_, SeqKey(seq), record),
-                                "journal " + dir_));
+                                "journal " + dir_, RocksErrors::kByKind));
   if (seq > last_seq()) {
     last_seq_.store(seq.value, std::memory_order_release);
   }
@@ -421,7 +418,7 @@ Status Journal::PutRawSnapshotRecordForTest(Seq seq, std::string_view record) {
   rocksdb::WriteOptions wo;
   wo.sync = true;
   return FromRocks(db_->Put(wo, snapshots_, SeqKey(seq), record),
-                   "journal " + dir_);
+                   "journal " + dir_, RocksErrors::kByKind);
 }
 
 std::string Journal::LocateFile(Seq seq) const {

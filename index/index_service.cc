@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "exchange/core/byte_codec.h"
+#include "exchange/rocksdb_status.h"
 
 namespace cfx::index {
 
@@ -24,6 +25,8 @@ using exchange::ByteReader;
 using exchange::ByteWriter;
 using exchange::Event;
 using exchange::EventType;
+using exchange::FromRocks;
+using exchange::RocksErrors;
 using exchange::Seq;
 
 namespace {
@@ -193,12 +196,6 @@ std::string Hex(std::string_view key) {
     out += buf;
   }
   return out;
-}
-
-Status FromRocks(const rocksdb::Status& s, const std::string& what) {
-  if (s.ok()) return Status::Ok();
-  if (s.IsCorruption()) return DataLossError(what + ": " + s.ToString());
-  return InternalError(what + ": " + s.ToString());
 }
 
 }  // namespace
@@ -490,7 +487,9 @@ struct IndexService::State {
       }
       return DataLossError("index store: unknown key " + Hex(k));
     }
-    if (!it->status().ok()) return FromRocks(it->status(), "index store");
+    if (!it->status().ok())
+      return FromRocks(it->status(), "index store",
+                       RocksErrors::kCorruptionOrInternal);
     // Trades were stored by id; the methodology does not depend on their
     // order, but keep the match order for explain.
     std::vector<std::size_t> order(trades.size());
@@ -527,7 +526,9 @@ Result<std::unique_ptr<IndexService>> IndexService::Open(
   rocksdb::Status rs = read_only
                            ? rocksdb::DB::OpenForReadOnly(options, dir, &raw)
                            : rocksdb::DB::Open(options, dir, &raw);
-  if (!rs.ok()) return FromRocks(rs, "index store " + dir);
+  if (!rs.ok())
+    return FromRocks(rs, "index store " + dir,
+                     RocksErrors::kCorruptionOrInternal);
   s.db.reset(raw);
   s.read_only = read_only;
   std::string version;
@@ -536,11 +537,13 @@ Result<std::unique_ptr<IndexService>> IndexService::Open(
     if (!read_only) {
       std::string v;
       ByteWriter(&v).Put<uint32_t>(kFormatVersion);
-      CFX_RETURN_IF_ERROR(FromRocks(
-          s.db->Put(rocksdb::WriteOptions(), kVersionKey, v), "index store"));
+      CFX_RETURN_IF_ERROR(
+          FromRocks(s.db->Put(rocksdb::WriteOptions(), kVersionKey, v),
+                    "index store", RocksErrors::kCorruptionOrInternal));
     }
   } else if (!rs.ok()) {
-    return FromRocks(rs, "index store " + dir);
+    return FromRocks(rs, "index store " + dir,
+                     RocksErrors::kCorruptionOrInternal);
   } else {
     ByteReader r(version);
     const uint32_t v = r.Get<uint32_t>();
@@ -606,7 +609,8 @@ Status IndexService::Flush() {
   // Not synced: the journal is the durable record, and a restart feeds its
   // events again from last_applied_seq().
   const Status st =
-      FromRocks(s.db->Write(rocksdb::WriteOptions(), &batch), "index store");
+      FromRocks(s.db->Write(rocksdb::WriteOptions(), &batch), "index store",
+                RocksErrors::kCorruptionOrInternal);
   if (!st.ok()) return st;
   s.dirty_trades.clear();
   s.dirty_prints.clear();

@@ -19,7 +19,12 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/rocksdb_status.h"
+
 namespace cfx::settlement {
+
+using exchange::FromRocks;
+using exchange::RocksErrors;
 
 namespace {
 
@@ -256,12 +261,6 @@ std::string Hex(std::string_view bytes) {
     out += buf;
   }
   return out;
-}
-
-Status FromRocks(const rocksdb::Status& s, const std::string& what) {
-  if (s.ok()) return Status::Ok();
-  if (s.IsCorruption()) return DataLossError(what + ": " + s.ToString());
-  return InternalError(what + ": " + s.ToString());
 }
 
 // The two legs booking `m` for an account of clearing member `member`:
@@ -514,7 +513,8 @@ struct Ledger::State {
         f(m);
       }
     }
-    return FromRocks(it->status(), Prefix() + "scan");
+    return FromRocks(it->status(), Prefix() + "scan",
+                     RocksErrors::kCorruptionOrInternal);
   }
 
   // Adds a checked run's nets (zero for members and house) to the books.
@@ -562,15 +562,18 @@ Status Ledger::State::Load() {
     if (any->Valid()) {
       return DataLossError(Prefix() + "no format version record");
     }
-    CFX_RETURN_IF_ERROR(FromRocks(any->status(), Prefix() + "load"));
+    CFX_RETURN_IF_ERROR(FromRocks(any->status(), Prefix() + "load",
+                                  RocksErrors::kCorruptionOrInternal));
     char v[4];
     PutLittleEndian(v, kFormatVersion, 4);
     rocksdb::WriteOptions wo;
     wo.sync = true;
     return FromRocks(db->Put(wo, kVersionKey, rocksdb::Slice(v, sizeof v)),
-                     Prefix() + "write format version");
+                     Prefix() + "write format version",
+                     RocksErrors::kCorruptionOrInternal);
   }
-  CFX_RETURN_IF_ERROR(FromRocks(rs, Prefix() + "read format version"));
+  CFX_RETURN_IF_ERROR(FromRocks(rs, Prefix() + "read format version",
+                                RocksErrors::kCorruptionOrInternal));
   if (version.size() != 4 ||
       GetLittleEndian(version.data(), 4) != kFormatVersion) {
     return DataLossError(Prefix() + "format version " + Hex(version) +
@@ -683,7 +686,8 @@ Status Ledger::State::Load() {
       return DataLossError(Prefix() + "unknown key " + Hex(k));
     }
   }
-  CFX_RETURN_IF_ERROR(FromRocks(it->status(), Prefix() + "load"));
+  CFX_RETURN_IF_ERROR(FromRocks(it->status(), Prefix() + "load",
+                                RocksErrors::kCorruptionOrInternal));
   if (have_current) {
     CFX_RETURN_IF_ERROR(FinishLoadedDate(current, run, run_digest, &digests));
   }
@@ -707,7 +711,8 @@ Result<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& dir,
   if (env != nullptr) options.env = env;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status rs = rocksdb::DB::Open(options, dir, &raw);
-  if (!rs.ok()) return FromRocks(rs, "ledger " + dir);
+  if (!rs.ok())
+    return FromRocks(rs, "ledger " + dir, RocksErrors::kCorruptionOrInternal);
   return std::unique_ptr<rocksdb::DB>(raw);
 }
 
@@ -768,7 +773,8 @@ Result<RunOutcome> Ledger::PostRun(int64_t date,
     CFX_RETURN_IF_ERROR(FromRocks(
         s.db->Get(rocksdb::ReadOptions(),
                   rocksdb::Slice(run_key, sizeof run_key), &stored_value),
-        s.Prefix() + "read run of " + FormatDate(date)));
+        s.Prefix() + "read run of " + FormatDate(date),
+        RocksErrors::kCorruptionOrInternal));
     if (stored_value.size() < kRunHeaderSize) {
       return DataLossError(s.Prefix() + "run record of " + FormatDate(date) +
                            " is truncated");
@@ -838,7 +844,7 @@ Result<RunOutcome> Ledger::PostRun(int64_t date,
     digest = Fnv(Fnv(digest, key, sizeof key), value.data(), value.size());
     CFX_RETURN_IF_ERROR(
         FromRocks(batch.Put(rocksdb::Slice(key, sizeof key), value),
-                  s.Prefix() + "batch"));
+                  s.Prefix() + "batch", RocksErrors::kCorruptionOrInternal));
   }
   std::string run_value(kRunHeaderSize, '\0');
   PutLittleEndian(run_value.data(), movements.size(), 8);
@@ -846,12 +852,12 @@ Result<RunOutcome> Ledger::PostRun(int64_t date,
   run_value += report;
   CFX_RETURN_IF_ERROR(
       FromRocks(batch.Put(rocksdb::Slice(run_key, sizeof run_key), run_value),
-                s.Prefix() + "batch"));
+                s.Prefix() + "batch", RocksErrors::kCorruptionOrInternal));
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  CFX_RETURN_IF_ERROR(
-      FromRocks(s.db->Write(wo, &batch),
-                s.Prefix() + "write run of " + FormatDate(date)));
+  CFX_RETURN_IF_ERROR(FromRocks(s.db->Write(wo, &batch),
+                                s.Prefix() + "write run of " + FormatDate(date),
+                                RocksErrors::kCorruptionOrInternal));
   s.Commit(next, nets);
   s.settled.insert(date);
   return RunOutcome{false, std::move(report)};
@@ -886,7 +892,8 @@ Status Ledger::PostTransfer(const Movement& m) {
   rocksdb::Status rs = s.db->Get(rocksdb::ReadOptions(),
                                  rocksdb::Slice(key, sizeof key), &stored);
   if (!rs.ok() && !rs.IsNotFound()) {
-    return FromRocks(rs, s.Prefix() + "read transfers");
+    return FromRocks(rs, s.Prefix() + "read transfers",
+                     RocksErrors::kCorruptionOrInternal);
   }
   if (rs.IsNotFound()) stored.clear();
   if (!stored.empty()) {
@@ -928,11 +935,12 @@ Status Ledger::PostTransfer(const Movement& m) {
   rocksdb::WriteBatch batch;
   CFX_RETURN_IF_ERROR(
       FromRocks(batch.Put(rocksdb::Slice(key, sizeof key), stored),
-                s.Prefix() + "batch"));
+                s.Prefix() + "batch", RocksErrors::kCorruptionOrInternal));
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  CFX_RETURN_IF_ERROR(
-      FromRocks(s.db->Write(wo, &batch), s.Prefix() + "write transfer"));
+  CFX_RETURN_IF_ERROR(FromRocks(s.db->Write(wo, &batch),
+                                s.Prefix() + "write transfer",
+                                RocksErrors::kCorruptionOrInternal));
   // The member leg nets to zero: in and out of the member in one movement.
   s.balances[m.account] = balance;
   s.bank_balance = bank;
@@ -945,11 +953,12 @@ Status Ledger::PutRecords(
   for (const auto& [key, value] : records) {
     CFX_RETURN_IF_ERROR(
         FromRocks(batch.Put(std::string(1, kRecordPrefix) + key, value),
-                  s_->Prefix() + "batch"));
+                  s_->Prefix() + "batch", RocksErrors::kCorruptionOrInternal));
   }
   rocksdb::WriteOptions wo;
   wo.sync = true;
-  return FromRocks(s_->db->Write(wo, &batch), s_->Prefix() + "write records");
+  return FromRocks(s_->db->Write(wo, &batch), s_->Prefix() + "write records",
+                   RocksErrors::kCorruptionOrInternal);
 }
 
 Result<std::vector<std::pair<std::string, std::string>>> Ledger::Records()
@@ -963,7 +972,8 @@ Result<std::vector<std::pair<std::string, std::string>>> Ledger::Records()
     out.emplace_back(std::string(it->key().data() + 1, it->key().size() - 1),
                      it->value().ToString());
   }
-  CFX_RETURN_IF_ERROR(FromRocks(it->status(), s_->Prefix() + "read records"));
+  CFX_RETURN_IF_ERROR(FromRocks(it->status(), s_->Prefix() + "read records",
+                                RocksErrors::kCorruptionOrInternal));
   return out;
 }
 
