@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "exchange/clock.h"
 #include "exchange/core/engine.h"
 #include "exchange/core/event.h"
@@ -198,11 +199,7 @@ unsigned UsedFields(const Command& c) {
 // when it is no date (0, or after 9999-12-31).
 std::string SettlementDateText(uint64_t target) {
   if (target != 0 && target <= 2'932'896) {
-    constexpr int64_t kNanosPerDay = int64_t{86'400} * 1'000'000'000;
-    return "settlement_date=" +
-           FormatUtcTimestamp(
-               Timestamp{static_cast<int64_t>(target) * kNanosPerDay})
-               .substr(0, 10);
+    return "settlement_date=" + FormatDay(static_cast<int64_t>(target));
   }
   return "settlement_date=" + std::to_string(target);
 }

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "exchange/rocksdb_status.h"
 
 namespace cfx::settlement {
@@ -201,24 +202,12 @@ bool SameKey(const Movement& a, const Movement& b) {
   return a.kind == b.kind && a.account == b.account && a.ref == b.ref;
 }
 
-// "YYYY-MM-DD" of days since 1970-01-01 (proleptic Gregorian).
+// "YYYY-MM-DD" of days since 1970-01-01 (exchange::FormatDay), or "day N"
+// for a stored day too far out to be a date.
 std::string FormatDate(int64_t days) {
   constexpr int64_t kLimit = 1'000'000'000;  // keeps the arithmetic exact
   if (days > kLimit || days < -kLimit) return "day " + std::to_string(days);
-  const int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  const int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  const int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lld",
-                static_cast<long long>(y), static_cast<long long>(m),
-                static_cast<long long>(d));
-  return buf;
+  return exchange::FormatDay(days);
 }
 
 std::string KindText(MovementKind k) {

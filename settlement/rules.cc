@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/civil_date.h"
+
 namespace cfx::settlement {
 
 namespace internal {
@@ -41,19 +43,6 @@ constexpr int64_t Saturate(Int128 v) {
 // Monday = 0 ... Sunday = 6; day 0 (1970-01-01) is a Thursday (3).
 constexpr int64_t Weekday(int64_t day) { return FloorMod(day + 3, 7); }
 
-// Days since 1970-01-01 of the proleptic Gregorian date (year, month 1-12,
-// day 1-31), civil arithmetic without time zones (H. Hinnant's
-// days_from_civil), valid for negative years too.
-constexpr int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;                          // [0, 399]
-  const int64_t mp = m > 2 ? m - 3 : m + 9;                   // [0, 11]
-  const int64_t doy = (153 * mp + 2) / 5 + d - 1;             // [0, 365]
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;  // [0, 146096]
-  return era * 146097 + doe - 719468;
-}
-
 // The first day of (year, month) and of the month after it. A month outside
 // 1-12 is normalised (month 13 = January of the next year, month 0 =
 // December of the previous one), so every input names some month.
@@ -62,9 +51,10 @@ std::pair<int64_t, int64_t> MonthBounds(int year, int month) {
   const int64_t y =
       static_cast<int64_t>(year) + static_cast<int64_t>(FloorDiv(m0, 12));
   const int64_t m = FloorMod(m0, 12) + 1;
-  const int64_t first = DaysFromCivil(y, m, 1);
+  const int64_t first = exchange::DaysFromCivil(y, m, 1);
   const int64_t next =
-      m == 12 ? DaysFromCivil(y + 1, 1, 1) : DaysFromCivil(y, m + 1, 1);
+      m == 12 ? exchange::DaysFromCivil(y + 1, 1, 1)
+              : exchange::DaysFromCivil(y, m + 1, 1);
   return {first, next};
 }
 

@@ -1,24 +1,14 @@
 #include "settlement/settlement_report.h"
 
-#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "exchange/clock.h"
 #include "exchange/text_format.h"
 
 namespace cfx::settlement {
-
-std::string DateText(int64_t day) {
-  const std::chrono::year_month_day ymd{
-      std::chrono::sys_days{std::chrono::days{day}}};
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()));
-  return buf;
-}
 
 std::string AmountText(int64_t micros) {
   return exchange::FormatAmount(exchange::Amount{micros});
@@ -108,7 +98,8 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
   const auto visible = [member](uint32_t m) {
     return m != 0 && (member == 0 || m == member);
   };
-  std::string out = "{\"date\":\"" + DateText(r.date) + "\",\"contracts\":[";
+  std::string out =
+      "{\"date\":\"" + exchange::FormatDay(r.date) + "\",\"contracts\":[";
   for (std::size_t k = 0; k < r.contracts.size(); ++k) {
     const ContractSettlement& c = r.contracts[k];
     if (k != 0) out += ',';

@@ -11,10 +11,9 @@ namespace cfx::settlement {
 
 // How clearing writes a report's values (docs/settlement.md, "Reports"):
 // the one place every settlement report and feed (the protobuf desk, FIX
-// PositionReport, the report kept here) takes its text from.
+// PositionReport, the report kept here) takes its text from. Dates are
+// "YYYY-MM-DD" (exchange::FormatDay, exchange/civil_date.h).
 
-// "2026-12-31".
-std::string DateText(int64_t day);
 // Money: USD with exactly six decimals (exchange::FormatAmount).
 std::string AmountText(int64_t micros);
 // A contract's settlement price at the precision of its rule: a DSP at the

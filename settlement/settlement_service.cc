@@ -1,7 +1,6 @@
 #include "settlement/settlement_service.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -11,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "settlement/service_state.h"
 #include "settlement/settlement_report.h"
 
@@ -62,7 +62,7 @@ class Digest {
 // in anything it reports is refused, without storing every line twice (the
 // movements are the ledger's own).
 std::string LedgerReport(const RunReport& r) {
-  std::string out = "date " + DateText(r.date) + "\n";
+  std::string out = "date " + exchange::FormatDay(r.date) + "\n";
   for (const ContractSettlement& c : r.contracts) {
     out += "contract " + std::to_string(c.instrument) + " " +
            std::to_string(c.price) + " " + TierName(c.tier) +
@@ -249,10 +249,9 @@ struct SettlementService::State : internal::LiveState {
   Fsp FinalPrice(const ContractInfo& c) const {
     Fsp none;
     if (!fixings) return none;
-    const std::chrono::year_month_day ymd{
-        std::chrono::sys_days{std::chrono::days{c.last_trading_day}}};
+    const exchange::CivilDate ltd = exchange::CivilFromDays(c.last_trading_day);
     const std::vector<int64_t> days = config.calendar.DaysOfMonth(
-        static_cast<int>(ymd.year()), static_cast<int>(unsigned(ymd.month())));
+        static_cast<int>(ltd.year), static_cast<int>(ltd.month));
     std::vector<MonthFixing> month;
     for (const int64_t d : days) {
       MonthFixing f;
@@ -490,7 +489,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
     for (const PendingFill& f : today) {
       if (price[f.instrument] == 0) {
         return FailedPreconditionError(
-            "settlement of " + DateText(date) +
+            "settlement of " + exchange::FormatDay(date) +
             " refused: every fill is counted exactly once (trade " +
             std::to_string(f.trade_id) + " of an unsettled contract)");
       }
@@ -511,7 +510,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
       }
       if (end - k != 2 || sum != 0) {
         return FailedPreconditionError(
-            "settlement of " + DateText(date) +
+            "settlement of " + exchange::FormatDay(date) +
             " refused: every fill is counted exactly once (trade " +
             std::to_string(sides[k].trade_id) + " has " +
             std::to_string(end - k) + " sides netting to " +
@@ -571,7 +570,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
     // Fills of unknown accounts would be skipped above: refuse instead.
     if (j < today.size() && today[j].instrument == i) {
       return FailedPreconditionError(
-          "settlement of " + DateText(date) +
+          "settlement of " + exchange::FormatDay(date) +
           " refused: every fill is counted exactly once (account " +
           std::to_string(today[j].account) + " is unknown)");
     }
@@ -585,7 +584,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
     }
     if (sum != 0) {
       return FailedPreconditionError(
-          "settlement of " + DateText(date) +
+          "settlement of " + exchange::FormatDay(date) +
           " refused: positions net to zero per contract (" + c.symbol +
           " nets to " + std::to_string(sum) + ")");
     }
@@ -725,7 +724,7 @@ Status SettlementService::State::Load() {
       return DataLossError(st.message() + " (" + key.substr(1) + ")");
     if (DayKey(report.date) != key || !ledger->IsSettled(report.date)) {
       return DataLossError("settlement state: the report of " +
-                           DateText(report.date) +
+                           exchange::FormatDay(report.date) +
                            " is not a date the ledger settled");
     }
     report.accounts.resize(accounts());

@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "exchange/core/event.h"
 #include "exchange/core/types.h"
 #include "gateway/config/server_config.h"
@@ -82,11 +83,8 @@ class InstrumentTable {
 // e.g. SpotSymbol("B200-STD", 20'792) == "B200-STD-20261205".
 std::string SpotSymbol(std::string_view grade, int64_t day);
 
-// "YYYY-MM-DD" of `day` (days since 1970-01-01), proleptic Gregorian.
-std::string FormatDay(int64_t day);
-
-// The day (days since 1970-01-01) of a "YYYY-MM-DD" date between 1970-01-01
-// and 9999-12-31 that exists in the calendar; nullopt otherwise.
-std::optional<int64_t> ParseDay(std::string_view date);
+// "YYYY-MM-DD" dates (days since 1970-01-01) of the one civil-date module.
+using exchange::FormatDay;
+using exchange::ParseDay;
 
 }  // namespace cfx::gateway

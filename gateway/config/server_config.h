@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "exchange/core/engine_config.h"
 #include "exchange/core/reference/reference_payload.h"
 #include "exchange/core/status.h"
@@ -250,8 +251,8 @@ namespace internal {
 // overflow. REQUIRES: 0 <= decimals <= 9.
 std::optional<int64_t> ParseFixedDecimal(std::string_view text, int decimals);
 
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d);
+// Days since 1970-01-01 of a proleptic Gregorian date.
+using exchange::DaysFromCivil;
 
 }  // namespace internal
 

@@ -1,10 +1,9 @@
 #include "gateway/fix/collateral_inquiry.h"
 
-#include <chrono>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/fix/fix_tags.h"
@@ -14,29 +13,7 @@
 
 namespace cfx::gateway::fix {
 
-namespace internal {
-
-std::optional<int64_t> ParseFixDate(const std::string& v) {
-  if (v.size() != 8) return std::nullopt;
-  return ParseDay(v.substr(0, 4) + "-" + v.substr(4, 2) + "-" + v.substr(6, 2));
-}
-
-std::string FixDate(int64_t day) {
-  const std::chrono::year_month_day ymd{
-      std::chrono::sys_days{std::chrono::days{day}}};
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d%02u%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()),
-                static_cast<unsigned>(ymd.day()));
-  return buf;
-}
-
-}  // namespace internal
-
 namespace {
-
-using internal::FixDate;
-using internal::ParseFixDate;
 
 // CollInquiryStatus(945) and CollInquiryResult(946) values.
 constexpr const char* kAccepted = "0";
@@ -86,7 +63,7 @@ std::vector<Message> AnswerCollateralInquiry(
   }
   int64_t date = 0;
   if (const std::string* d = m.Find(tag::kClearingBusinessDate)) {
-    const std::optional<int64_t> day = ParseFixDate(*d);
+    const std::optional<int64_t> day = exchange::ParseCompactDay(*d);
     if (!day.has_value()) {
       return finish(kRejected, kOther, 0, "",
                     "ClearingBusinessDate(715) must be YYYYMMDD");
@@ -102,7 +79,8 @@ std::vector<Message> AnswerCollateralInquiry(
   }
   const settlement::RunReport* report = settlement->Report(date);
   if (report == nullptr) {
-    return finish(kRejected, kOther, 0, "", FixDate(date) + " is not settled");
+    return finish(kRejected, kOther, 0, "",
+                  exchange::FormatCompactDay(date) + " is not settled");
   }
   const settlement::SettlementConfig& sc = settlement->config();
   uint32_t member = 0;
@@ -128,7 +106,7 @@ std::vector<Message> AnswerCollateralInquiry(
       return name(c.account) != *only;
     });
   }
-  const std::string fix_date = FixDate(date);
+  const std::string fix_date = exchange::FormatCompactDay(date);
   finish(kAccepted, kSuccessful, calls.size(), fix_date,
          calls.empty() ? "no margin calls for " + fix_date : std::string());
   for (std::size_t k = 0; k < calls.size(); ++k) {

@@ -1,8 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "gateway/fix/fix_engine.h"
@@ -27,14 +25,5 @@ namespace cfx::gateway::fix {
 std::vector<Message> AnswerCollateralInquiry(
     const Message& m, const UserConfig& user,
     const settlement::SettlementService* settlement);
-
-namespace internal {
-
-// "YYYYMMDD" -> days since 1970-01-01; nullopt for anything else.
-std::optional<int64_t> ParseFixDate(const std::string& v);
-// Days since 1970-01-01 -> "YYYYMMDD".
-std::string FixDate(int64_t day);
-
-}  // namespace internal
 
 }  // namespace cfx::gateway::fix

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <vector>
 
+#include "exchange/civil_date.h"
 #include "exchange/text_format.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/password.h"
@@ -35,9 +36,6 @@
 #include "settlement/settlement_service.h"
 
 namespace cfx::gateway::fix {
-
-using internal::FixDate;
-using internal::ParseFixDate;
 
 using exchange::AccountId;
 using exchange::CancelReason;
@@ -1343,7 +1341,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
   const settlement::SettlementService& svc = *deps_.settlement;
   int64_t date = 0;
   if (const std::string* d = m.Find(tag::kClearingBusinessDate)) {
-    const std::optional<int64_t> day = ParseFixDate(*d);
+    const std::optional<int64_t> day = exchange::ParseCompactDay(*d);
     if (!day.has_value()) {
       return ack(1, 2, "ClearingBusinessDate(715) must be YYYYMMDD", 0);
     }
@@ -1355,7 +1353,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
   }
   const settlement::RunReport* report = svc.Report(date);
   if (report == nullptr) {
-    return ack(2, 0, FixDate(date) + " is not settled", 0);
+    return ack(2, 0, exchange::FormatCompactDay(date) + " is not settled", 0);
   }
   // Whose accounts this session may see.
   const settlement::SettlementConfig& sc = svc.config();
@@ -1417,7 +1415,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
       r.Add(tag::kPosReqID, req_id);
       r.Add(tag::kPosReqType, "0");
       r.Add(tag::kPosReqResult, "0");
-      r.Add(tag::kClearingBusinessDate, FixDate(date));
+      r.Add(tag::kClearingBusinessDate, exchange::FormatCompactDay(date));
       r.Add(tag::kAccount, sc.account_names[a.account]);
       r.Add(tag::kAccountType, "1");
       r.Add(tag::kSymbol, sc.instruments[l.instrument].symbol);
@@ -1454,7 +1452,7 @@ void FixGateway::OnRequestForPositions(int s, const Message& m) {
     }
   }
   if (reports.empty()) {
-    return ack(2, 0, "no positions for " + FixDate(date), 0);
+    return ack(2, 0, "no positions for " + exchange::FormatCompactDay(date), 0);
   }
   ack(0, 0, "", reports.size());
   for (Message& r : reports) {

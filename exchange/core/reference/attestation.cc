@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/civil_date.h"
+
 namespace cfx::exchange {
 
 namespace {
@@ -94,40 +96,6 @@ Status CheckMilliTokens(uint64_t milli) {
     return FieldError(kTokens, "more than 1000000.000");
   }
   return Status::Ok();
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date, and back
-// (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms").
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2 ? 1 : 0;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t& y, int64_t& m, int64_t& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-}
-
-bool IsLeapYear(int64_t y) {
-  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-int64_t DaysInMonth(int64_t y, int64_t m) {
-  static constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30,
-                                      31, 31, 30, 31, 30, 31};
-  if (m == 2 && IsLeapYear(y)) return 29;
-  return kDays[m - 1];
 }
 
 Status CheckTime(Timestamp t) {
@@ -227,16 +195,16 @@ std::string FormatAttestationTime(Timestamp t) {
     sod += kSecondsPerDay;
     --days;
   }
-  int64_t y = 0, m = 0, d = 0;
-  CivilFromDays(days, y, m, d);
-  if (y < 0) y = 0;  // t before year 0: unspecified, keep 4 digits
+  const CivilDate c = CivilFromDays(days);
+  // t before year 0: unspecified, keep 4 digits
+  const int64_t y = c.year < 0 ? 0 : c.year;
   std::string out;
   out.reserve(20);
   AppendDigits(out, y, 4);
   out.push_back('-');
-  AppendDigits(out, m, 2);
+  AppendDigits(out, c.month, 2);
   out.push_back('-');
-  AppendDigits(out, d, 2);
+  AppendDigits(out, c.day, 2);
   out.push_back('T');
   AppendDigits(out, sod / 3600, 2);
   out.push_back(':');
