@@ -4,274 +4,33 @@
 #include <cstddef>
 #include <span>
 #include <string>
-#include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "index/capped_weights.h"
+#include "index/fixing_trades.h"
 #include "index/wide_uint.h"
 
 namespace cfx::index {
 namespace {
 
+using internal::DayTrades;
+using internal::FirmSlots;
+using internal::Gcd;
+using internal::Item;
+using internal::ItemAgeOrder;
+using internal::ItemPriceOrder;
+using internal::kMaxPoolDays;
+using internal::MaxFirm;
+using internal::PrepareDay;
+using internal::Uint128;
 using internal::WeightFactor;
 using internal::WeightScale;
-
-__extension__ using Uint128 = unsigned __int128;
 
 // The explain view shows weights in micro-GPU-hours.
 constexpr int64_t kMicrosPerGpuHour = 1'000'000;
 // Published values and USD per million tokens are multiples of $0.001.
 constexpr int64_t kValueUnit = 1'000;
-// The arithmetic range. A trade outside it is excluded as INVALID, so that
-// a trade's q x 4 fits in 64 bits and its q x price (< 2^80) and q x tokens
-// (< 2^70) in 128, as do their per-class sums over fewer than 2^47 trades
-// (a print counts its trades in 32 bits). Weights and every sum or product
-// of them are WideUint: exact at any size, so no day is out of range; the
-// cost grows with the number of capped firms (fewer than 2/c).
-constexpr int64_t kMaxTradeGpuHours = 1'000'000'000;
-constexpr int64_t kMaxPriceMicros = 1'000'000'000'000'000;  // $1e9/GPU-hour
-constexpr uint64_t kMaxMilliTokens = 1'000'000'000'000;
-// Level 2 ages weights by 2^(pooled days - 1 - age); no more days than this
-// are pooled.
-constexpr uint32_t kMaxPoolDays = 8;
-
-// ---- The trades of one computation ----
-
-// Price order with the trade id as tie-break; the remaining fields only
-// make the order total, so that even duplicated ids cannot make the result
-// depend on the input order.
-bool PriceOrder(const IndexTrade& a, const IndexTrade& b) {
-  if (a.price_micros != b.price_micros) return a.price_micros < b.price_micros;
-  if (a.trade_id != b.trade_id) return a.trade_id < b.trade_id;
-  return std::tie(a.ts_ns, a.lots, a.seller, a.buyer, a.seller_group,
-                  a.buyer_group, a.seller_milli_tokens, a.busted_at_ns) <
-         std::tie(b.ts_ns, b.lots, b.seller, b.buyer, b.seller_group,
-                  b.buyer_group, b.seller_milli_tokens, b.busted_at_ns);
-}
-
-// An eligible trade as a level uses it: the fields the levels read, copied
-// next to each other (one cache line), so that passes in price order do not
-// chase pointers. `trade` points into FixingInput::days[age].
-struct Item {
-  const IndexTrade* trade = nullptr;
-  int64_t price = 0;      // micro-dollars
-  uint64_t id = 0;        // trade id
-  int64_t gpu_hours = 0;  // q
-  uint32_t cls = 0;       // weight class: index into the level's WeightScale
-  uint64_t milli_tokens = 0;
-  uint32_t seller = 0;
-  uint32_t buyer = 0;
-  uint32_t partition = 0;  // 1-based for day d's trades (1a), else 0
-  uint16_t age = 0;        // < kMaxPoolDays
-};
-
-bool ItemPriceOrder(const Item& a, const Item& b) {
-  if (a.price != b.price) return a.price < b.price;
-  if (a.id != b.id) return a.id < b.id;
-  return PriceOrder(*a.trade, *b.trade);
-}
-
-bool ItemAgeOrder(const Item& a, const Item& b) {
-  if (a.age != b.age) return a.age < b.age;
-  return ItemPriceOrder(a, b);
-}
-
-// Euclid's algorithm, for uint64_t and Uint128 (std::gcd takes neither
-// 128-bit type in strict C++20).
-template <typename U>
-U Gcd(U a, U b) {
-  while (b != 0) {
-    const U r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
-}
-
-// Sorts `items` into price order (ItemPriceOrder). When the ids increase
-// strictly (the order trades matched) and the prices sit on a grid of at
-// most kMaxBuckets steps (they are on a tick), a stable counting sort by
-// price gives that order in linear time; otherwise a comparison sort.
-void SortByPrice(std::vector<Item>& items) {
-  constexpr uint64_t kMaxBuckets = uint64_t{1} << 20;
-  const std::size_t n = items.size();
-  if (n < 2) return;
-  bool increasing = true;
-  int64_t lo = items[0].price;
-  int64_t hi = items[0].price;
-  for (std::size_t i = 1; i < n; ++i) {
-    increasing = increasing && items[i - 1].id < items[i].id;
-    lo = std::min(lo, items[i].price);
-    hi = std::max(hi, items[i].price);
-  }
-  uint64_t step = 0;  // gcd of (price - lo)
-  if (increasing) {
-    for (const Item& item : items) {
-      const auto d = static_cast<uint64_t>(item.price - lo);
-      if (step == 0 || d % step != 0) step = Gcd(step, d);
-    }
-  }
-  const uint64_t buckets =
-      step == 0 ? 1 : static_cast<uint64_t>(hi - lo) / step + 1;
-  if (!increasing || buckets > std::max<uint64_t>(n, 1'024) ||
-      buckets > kMaxBuckets) {
-    std::sort(items.begin(), items.end(), ItemPriceOrder);
-    return;
-  }
-  std::vector<uint32_t> bucket(n);
-  std::vector<std::size_t> start(buckets + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const uint64_t d = static_cast<uint64_t>(items[i].price - lo);
-    bucket[i] = static_cast<uint32_t>(step == 0 ? 0 : d / step);
-    ++start[bucket[i] + 1];
-  }
-  for (uint64_t b = 1; b <= buckets; ++b) start[b] += start[b - 1];
-  std::vector<Item> sorted(n);
-  for (std::size_t i = 0; i < n; ++i) sorted[start[bucket[i]]++] = items[i];
-  items.swap(sorted);
-}
-
-// Numbers firm ids 0, 1, 2, ... in the order they are first seen: a plain
-// table for ids below kDenseLimit (the usual case), a hash map above.
-class FirmSlots {
- public:
-  explicit FirmSlots(uint32_t max_id) : dense_(max_id < kDenseLimit) {
-    if (dense_) slot_.assign(std::size_t{max_id} + 1, kNone);
-  }
-  uint32_t Slot(uint32_t id) {
-    if (dense_) {
-      uint32_t& s = slot_[id];
-      if (s == kNone) s = count_++;
-      return s;
-    }
-    const auto [it, inserted] = map_.try_emplace(id, count_);
-    if (inserted) ++count_;
-    return it->second;
-  }
-  uint32_t count() const { return count_; }
-
- private:
-  static constexpr uint32_t kDenseLimit = uint32_t{1} << 20;
-  static constexpr uint32_t kNone = ~uint32_t{0};
-  bool dense_;
-  uint32_t count_ = 0;
-  std::vector<uint32_t> slot_;
-  std::unordered_map<uint32_t, uint32_t> map_;
-};
-
-uint32_t MaxFirm(std::span<const Item> items) {
-  uint32_t m = 0;
-  for (const Item& item : items) m = std::max({m, item.seller, item.buyer});
-  return m;
-}
-
-// One day's eligible and excluded trades, each in price order. An eligible
-// trade weighs q x factors[cls] exactly.
-struct DayTrades {
-  std::vector<Item> eligible;
-  std::vector<ExcludedTrade> excluded;
-  std::vector<WeightFactor> factors;  // per weight class
-};
-
-bool Invalid(const MethodologyConfig& c, const IndexTrade& t) {
-  return t.lots <= 0 || t.price_micros <= 0 ||
-         t.price_micros > kMaxPriceMicros || c.gpu_hours_per_lot <= 0 ||
-         t.lots > kMaxTradeGpuHours / c.gpu_hours_per_lot ||
-         t.seller_milli_tokens > kMaxMilliTokens;
-}
-
-// Why `t` is out of the computation, or "" when it is eligible. `ref` is the
-// previous print the erroneous-print filter compares with (may be null).
-std::string_view ExclusionReason(const MethodologyConfig& c,
-                                 const IndexTrade& t, int64_t as_of_ns,
-                                 const Print* ref) {
-  if (Invalid(c, t)) return "INVALID";
-  if (t.busted_at_ns != 0 && t.busted_at_ns < as_of_ns) return "BUSTED";
-  if (t.seller == t.buyer) return "SAME_FIRM";
-  if (t.seller_group == t.buyer_group) return "AFFILIATED";
-  if (ref != nullptr && ref->has_value) {
-    // Kept iff I / ratio <= p <= I x ratio, exactly.
-    const Int128 p = t.price_micros;
-    const Int128 i = ref->value_micros;
-    if (p * c.filter_ratio_den > i * c.filter_ratio_num ||
-        p * c.filter_ratio_num < i * c.filter_ratio_den) {
-      return "ERRONEOUS_PRINT";
-    }
-  }
-  return {};
-}
-
-// The trades of day `in.day - age`: those inside the day's window, split
-// into eligible and excluded, the eligible ones with capped weights.
-DayTrades PrepareDay(const MethodologyConfig& c, const FixingInput& in,
-                     uint32_t age) {
-  DayTrades out;
-  const int64_t day = in.day - age;
-  const int64_t begin = c.FixingNs(day - 1);
-  const int64_t end = c.FixingNs(day);
-  const Print* ref = age < in.prev.size() ? in.prev[age] : nullptr;
-
-  // One pass in input order (sequential memory), then the compact items
-  // are put in price order.
-  const bool with_partitions = age == 0 && c.partitions > 0;
-  const int64_t parts = with_partitions ? c.partitions : 1;
-  if (age < in.days.size()) {
-    out.eligible.reserve(in.days[age].size());
-    for (const IndexTrade& t : in.days[age]) {
-      if (t.ts_ns < begin || t.ts_ns >= end) continue;
-      const std::string_view reason = ExclusionReason(c, t, in.as_of_ns, ref);
-      if (!reason.empty()) {
-        out.excluded.push_back(ExcludedTrade{t, age, reason});
-        continue;
-      }
-      Item item;
-      item.trade = &t;
-      item.price = t.price_micros;
-      item.id = t.trade_id;
-      item.gpu_hours = t.lots * c.gpu_hours_per_lot;
-      item.milli_tokens = t.seller_milli_tokens;
-      item.seller = t.seller;
-      item.buyer = t.buyer;
-      item.age = static_cast<uint16_t>(age);
-      if (with_partitions) {
-        const Int128 offset = t.ts_ns - begin;  // in [0, 1 day)
-        item.partition =
-            static_cast<uint32_t>(offset * parts / kNanosPerDay + 1);
-      }
-      out.eligible.push_back(item);
-    }
-  }
-  SortByPrice(out.eligible);
-  std::sort(out.excluded.begin(), out.excluded.end(),
-            [](const ExcludedTrade& x, const ExcludedTrade& y) {
-              return PriceOrder(x.trade, y.trade);
-            });
-
-  // The cap: Q and each firm's Q_x (both sides) over this day's eligible
-  // trades, once, with no renormalisation; one factor per firm.
-  FirmSlots slots(MaxFirm(out.eligible));
-  std::vector<std::pair<uint32_t, uint32_t>> sides(out.eligible.size());
-  std::vector<Uint128> by_firm;
-  Uint128 total = 0;
-  for (std::size_t i = 0; i < out.eligible.size(); ++i) {
-    const Item& item = out.eligible[i];
-    const auto q = static_cast<Uint128>(item.gpu_hours);
-    sides[i] = {slots.Slot(item.seller), slots.Slot(item.buyer)};
-    by_firm.resize(slots.count());
-    total += q;
-    by_firm[sides[i].first] += q;
-    by_firm[sides[i].second] += q;
-  }
-  internal::DayClasses classes =
-      internal::ClassifyTrades(c.cap_bp, total, by_firm, sides);
-  for (std::size_t i = 0; i < out.eligible.size(); ++i) {
-    out.eligible[i].cls = classes.cls[i];
-  }
-  out.factors = std::move(classes.factors);
-  return out;
-}
 
 // ---- Statistics of a level's input set ----
 
