@@ -37,4 +37,8 @@ std::string FormatMicros(int64_t micros, int min_decimals);
 // control characters as \u00XX; other bytes as they are.
 std::string JsonString(std::string_view s);
 
+// `bytes` as lowercase hex, two digits a byte ("6d00ff"): how a message
+// names a stored key or value that does not decode.
+std::string ToHex(std::string_view bytes);
+
 }  // namespace cfx::exchange

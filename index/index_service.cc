@@ -6,18 +6,19 @@
 #include <rocksdb/write_batch.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <set>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "exchange/core/byte_codec.h"
 #include "exchange/rocksdb_status.h"
+#include "exchange/text_format.h"
 
 namespace cfx::index {
 
@@ -28,6 +29,7 @@ using exchange::EventType;
 using exchange::FromRocks;
 using exchange::RocksErrors;
 using exchange::Seq;
+using exchange::ToHex;
 
 namespace {
 
@@ -71,33 +73,32 @@ std::string PrintKey(uint32_t grade, int64_t day, uint32_t revision) {
   return k;
 }
 
+// The fields of a trade record, in record order: the one list that
+// EncodeTrade and DecodeTrade walk. `field` is called with each.
+template <typename Trade, typename F>
+void TradeFields(Trade& t, F&& field) {
+  field(t.trade_id);
+  field(t.ts_ns);
+  field(t.price_micros);
+  field(t.lots);
+  field(t.seller);
+  field(t.buyer);
+  field(t.seller_group);
+  field(t.buyer_group);
+  field(t.seller_milli_tokens);
+  field(t.busted_at_ns);
+}
+
 std::string EncodeTrade(const IndexTrade& t) {
   std::string out;
   ByteWriter w(&out);
-  w.Put<uint64_t>(t.trade_id);
-  w.Put<int64_t>(t.ts_ns);
-  w.Put<int64_t>(t.price_micros);
-  w.Put<int64_t>(t.lots);
-  w.Put<uint32_t>(t.seller);
-  w.Put<uint32_t>(t.buyer);
-  w.Put<uint32_t>(t.seller_group);
-  w.Put<uint32_t>(t.buyer_group);
-  w.Put<uint64_t>(t.seller_milli_tokens);
-  w.Put<int64_t>(t.busted_at_ns);
+  TradeFields(t, [&w](const auto& v) { w.Put(v); });
   return out;
 }
 bool DecodeTrade(std::string_view in, IndexTrade* t) {
   ByteReader r(in);
-  t->trade_id = r.Get<uint64_t>();
-  t->ts_ns = r.Get<int64_t>();
-  t->price_micros = r.Get<int64_t>();
-  t->lots = r.Get<int64_t>();
-  t->seller = r.Get<uint32_t>();
-  t->buyer = r.Get<uint32_t>();
-  t->seller_group = r.Get<uint32_t>();
-  t->buyer_group = r.Get<uint32_t>();
-  t->seller_milli_tokens = r.Get<uint64_t>();
-  t->busted_at_ns = r.Get<int64_t>();
+  TradeFields(*t,
+              [&r](auto& v) { v = r.Get<std::remove_cvref_t<decltype(v)>>(); });
   return r.ok() && r.remaining() == 0 && t->lots > 0 && t->price_micros > 0;
 }
 
@@ -186,16 +187,6 @@ bool DecodePrint(std::string_view in, Print* p) {
   if (den.is_zero()) return num.is_zero() && p->attested_milli_tokens == 0;
   return RoundHalfUp(num, den, 1, &milli) &&
          static_cast<uint64_t>(milli) == p->attested_milli_tokens;
-}
-
-std::string Hex(std::string_view key) {
-  std::string out;
-  char buf[4];
-  for (char c : key) {
-    std::snprintf(buf, sizeof buf, "%02x", static_cast<uint8_t>(c));
-    out += buf;
-  }
-  return out;
 }
 
 }  // namespace
@@ -464,7 +455,7 @@ struct IndexService::State {
         if (g >= grades.size() || !DecodeTrade(v, &t) ||
             t.trade_id != GetBigEndian(k, 2, 8)) {
           return DataLossError("index store: bad trade record at key " +
-                               Hex(k));
+                               ToHex(k));
         }
         trades.push_back(t);
         trade_grades.push_back(g);
@@ -476,16 +467,16 @@ struct IndexService::State {
         if (g >= grades.size() || !DecodePrint(v, &p) || p.grade != g ||
             PrintKey(g, p.day, p.revision) != k) {
           return DataLossError("index store: bad print record at key " +
-                               Hex(k));
+                               ToHex(k));
         }
         auto& revs = grades[g].prints[p.day];
         if (p.revision != revs.size()) {
-          return DataLossError("index store: revision gap at key " + Hex(k));
+          return DataLossError("index store: revision gap at key " + ToHex(k));
         }
         revs.push_back(std::move(p));
         continue;
       }
-      return DataLossError("index store: unknown key " + Hex(k));
+      return DataLossError("index store: unknown key " + ToHex(k));
     }
     if (!it->status().ok())
       return FromRocks(it->status(), "index store",

@@ -246,10 +246,10 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
 
 Status SettlementService::State::CheckFillsCountedOnce(
     int64_t date, const std::vector<PendingFill>& today,
-    const std::vector<ContractSettlement>& contracts,
-    std::size_t instruments) {
+    const std::vector<ContractSettlement>& contracts, std::size_t instruments) {
   std::vector<int64_t> price(instruments, 0);
-  for (const ContractSettlement& cs : contracts) price[cs.instrument] = cs.price;
+  for (const ContractSettlement& cs : contracts)
+    price[cs.instrument] = cs.price;
   struct Side {
     uint32_t instrument;
     uint64_t trade_id;
@@ -393,7 +393,8 @@ void SettlementService::State::MarginLines(
   std::vector<int64_t> settle(config.instruments.size(), 0);
   for (std::size_t i = 0; i < futures.size(); ++i)
     settle[i] = futures[i].settle;
-  for (const ContractSettlement& cs : contracts) settle[cs.instrument] = cs.price;
+  for (const ContractSettlement& cs : contracts)
+    settle[cs.instrument] = cs.price;
   // Initial margin at the new prices, collateral after the run (the cash
   // this stream has seen at the settlement instant, so a re-run reports
   // what the first run did), and the margin call when it falls short.

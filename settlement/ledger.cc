@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "exchange/rocksdb_status.h"
+#include "exchange/text_format.h"
 #include "settlement/ledger_format.h"
 #include "settlement/ledger_state.h"
 
@@ -24,15 +25,15 @@ namespace cfx::settlement {
 
 using exchange::FromRocks;
 using exchange::RocksErrors;
+using exchange::ToHex;
 using internal::AppendPair;
 using internal::DatePrefix;
 using internal::DecodeGroupKey;
 using internal::EncodeGroupKey;
-using internal::FormatDate;
 using internal::Fnv;
+using internal::FormatDate;
 using internal::FullKeyText;
 using internal::GroupValueProblem;
-using internal::Hex;
 using internal::IsTransferKind;
 using internal::kDateKeySize;
 using internal::KeyLess;
@@ -78,14 +79,13 @@ Status Ledger::State::ScanDate(int64_t date, MovementKind min_kind,
   const std::string_view prefix(start, kDateKeySize);
   std::unique_ptr<rocksdb::Iterator> it(
       db->NewIterator(rocksdb::ReadOptions()));
-  for (it->Seek(rocksdb::Slice(start, sizeof start)); it->Valid();
-       it->Next()) {
+  for (it->Seek(rocksdb::Slice(start, sizeof start)); it->Valid(); it->Next()) {
     const std::string_view k(it->key().data(), it->key().size());
     if (k.substr(0, kDateKeySize) != prefix) break;
     const std::string_view v(it->value().data(), it->value().size());
     Movement m;
     if (!DecodeGroupKey(k, &m) || !GroupValueProblem(v).empty()) {
-      return DataLossError(Prefix() + "bad movements at key " + Hex(k));
+      return DataLossError(Prefix() + "bad movements at key " + ToHex(k));
     }
     for (std::size_t i = 0; i < v.size() / kPairSize; ++i) {
       m.ref = PairRef(v, i);
@@ -297,7 +297,7 @@ Status Ledger::PostTransfer(const Movement& m) {
   if (!stored.empty()) {
     if (std::string problem = GroupValueProblem(stored); !problem.empty()) {
       return DataLossError(s.Prefix() + "movement key " +
-                           Hex(std::string_view(key, sizeof key)) + ": " +
+                           ToHex(std::string_view(key, sizeof key)) + ": " +
                            problem);
     }
   }

@@ -53,8 +53,7 @@ Ledger::State::State(const LedgerConfig& c) : config(c) {
     const uint32_t m = config.account_member[a];
     if (m == 0) continue;
     member_slot[a] = static_cast<uint32_t>(
-        std::lower_bound(members.begin(), members.end(), m) -
-        members.begin());
+        std::lower_bound(members.begin(), members.end(), m) - members.begin());
   }
   balances.assign(config.account_member.size(), 0);
   member_balances.assign(members.size(), 0);
@@ -71,8 +70,7 @@ bool Ledger::State::Book(const Movement& m, std::vector<int64_t>& accounts,
       const int64_t delta = side == 0 ? -e.amount_micros : e.amount_micros;
       switch (b.kind) {
         case BookKind::kAccount:
-          if (__builtin_add_overflow(accounts[b.id], delta,
-                                     &accounts[b.id])) {
+          if (__builtin_add_overflow(accounts[b.id], delta, &accounts[b.id])) {
             return false;
           }
           break;
@@ -92,7 +90,7 @@ bool Ledger::State::Book(const Movement& m, std::vector<int64_t>& accounts,
 }
 
 Status Ledger::State::ValidateRunMovement(int64_t date,
-                                         const Movement& m) const {
+                                          const Movement& m) const {
   if (!IsRunKind(m.kind)) {
     return InvalidArgumentError(
         "movement " + FullKeyText(m) +
@@ -101,8 +99,7 @@ Status Ledger::State::ValidateRunMovement(int64_t date,
   }
   if (m.date != date) {
     return InvalidArgumentError("movement " + FullKeyText(m) +
-                                ": not of the run's date " +
-                                FormatDate(date));
+                                ": not of the run's date " + FormatDate(date));
   }
   if (!Known(m.account)) {
     return InvalidArgumentError("movement " + FullKeyText(m) +
@@ -177,8 +174,8 @@ Status Ledger::State::CheckRun(int64_t date, const std::vector<Movement>& run,
     if (nets->members[i] != 0) {
       return FailedPreconditionError(
           "members and clearing house at zero: member " +
-          std::to_string(members[i]) + " nets " +
-          Int128Text(nets->members[i]) + of);
+          std::to_string(members[i]) + " nets " + Int128Text(nets->members[i]) +
+          of);
     }
   }
   if (nets->house != 0) {

@@ -1,7 +1,6 @@
 #include "settlement/ledger_format.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -108,16 +107,6 @@ std::string Int128Text(Int128 v) {
   }
   if (negative) digits.push_back('-');
   return std::string(digits.rbegin(), digits.rend());
-}
-
-std::string Hex(std::string_view bytes) {
-  std::string out;
-  char buf[4];
-  for (char c : bytes) {
-    std::snprintf(buf, sizeof buf, "%02x", static_cast<uint8_t>(c));
-    out += buf;
-  }
-  return out;
 }
 
 }  // namespace cfx::settlement::internal

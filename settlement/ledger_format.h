@@ -149,7 +149,5 @@ std::string KeyText(const Movement& m);
 std::string FullKeyText(const Movement& m);
 // The decimal digits of `v`, exact for every value.
 std::string Int128Text(Int128 v);
-// Lowercase hex of `bytes`: "6d00".
-std::string Hex(std::string_view bytes);
 
 }  // namespace cfx::settlement::internal

@@ -14,18 +14,19 @@
 #include <vector>
 
 #include "exchange/rocksdb_status.h"
+#include "exchange/text_format.h"
 #include "settlement/ledger_state.h"
 
 namespace cfx::settlement {
 
 using exchange::FromRocks;
 using exchange::RocksErrors;
+using exchange::ToHex;
 using internal::BookNets;
 using internal::DateFromBits;
 using internal::FormatDate;
 using internal::GetBigEndian;
 using internal::GetLittleEndian;
-using internal::Hex;
 using internal::IsRunKind;
 using internal::IsTransferKind;
 using internal::kDateKeySize;
@@ -80,7 +81,7 @@ Status Ledger::State::LoadFormatVersion(bool* fresh) {
                                 RocksErrors::kCorruptionOrInternal));
   if (version.size() != 4 ||
       GetLittleEndian(version.data(), 4) != kFormatVersion) {
-    return DataLossError(Prefix() + "format version " + Hex(version) +
+    return DataLossError(Prefix() + "format version " + ToHex(version) +
                          ", expected " + std::to_string(kFormatVersion) +
                          " (4 bytes, little-endian)");
   }
@@ -91,11 +92,11 @@ Status Ledger::State::LoadGroup(std::string_view k, std::string_view v,
                                 LoadCursor* at) {
   Movement m;
   if (!internal::DecodeGroupKey(k, &m)) {
-    return DataLossError(Prefix() + "malformed movement key " + Hex(k));
+    return DataLossError(Prefix() + "malformed movement key " + ToHex(k));
   }
   // Built only for a message: this runs once per stored group.
   auto what = [&k, &m] {
-    return "movement key " + Hex(k) + " (date " + FormatDate(m.date) +
+    return "movement key " + ToHex(k) + " (date " + FormatDate(m.date) +
            " account " + std::to_string(m.account) + " " + KindText(m.kind) +
            ")";
   };
@@ -152,11 +153,11 @@ Status Ledger::State::LoadRunRecord(std::string_view k, std::string_view v,
     at->have_current = false;
   }
   if (k.size() != kDateKeySize) {
-    return DataLossError(Prefix() + "malformed run key " + Hex(k));
+    return DataLossError(Prefix() + "malformed run key " + ToHex(k));
   }
   const int64_t date = DateFromBits(GetBigEndian(k.data() + 1, 8));
   const std::string what =
-      "run key " + Hex(k) + " (date " + FormatDate(date) + ")";
+      "run key " + ToHex(k) + " (date " + FormatDate(date) + ")";
   if (v.size() < kRunHeaderSize) {
     return DataLossError(Prefix() + what + ": value of " +
                          std::to_string(v.size()) + " bytes, expected " +
@@ -197,7 +198,7 @@ Status Ledger::State::Load() {
     } else if (k[0] == kRecordPrefix) {
       continue;  // the service's records: it decodes them itself
     } else if (k != kVersionKey) {
-      return DataLossError(Prefix() + "unknown key " + Hex(k));
+      return DataLossError(Prefix() + "unknown key " + ToHex(k));
     }
   }
   CFX_RETURN_IF_ERROR(FromRocks(it->status(), Prefix() + "load",

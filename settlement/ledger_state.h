@@ -117,8 +117,7 @@ struct Ledger::State {
   Status LoadGroup(std::string_view k, std::string_view v, LoadCursor* at);
   // One run record ('r' key `k`, value `v`), checked against the digest of
   // the movements loaded for its date.
-  Status LoadRunRecord(std::string_view k, std::string_view v,
-                       LoadCursor* at);
+  Status LoadRunRecord(std::string_view k, std::string_view v, LoadCursor* at);
   // Checks the stored run movements of the cursor's date and records their
   // count and digest for the run record.
   Status FinishLoadedDate(LoadCursor* at);

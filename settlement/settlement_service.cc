@@ -146,8 +146,8 @@ void SettlementService::State::OnTransfer(const Event& e) {
   if (e.quantity.lots == 0) return;
   Movement m;
   m.date = e.ts.nanos / kNanosPerDay;
-  m.kind = e.quantity.lots > 0 ? MovementKind::kDeposit
-                               : MovementKind::kWithdrawal;
+  m.kind =
+      e.quantity.lots > 0 ? MovementKind::kDeposit : MovementKind::kWithdrawal;
   m.account = e.account.value;
   m.ref = e.seq.value;
   m.amount_micros = e.quantity.lots;
@@ -157,8 +157,7 @@ void SettlementService::State::OnTransfer(const Event& e) {
   }
   const Status st = ledger->PostTransfer(m);
   if (!st.ok() && status.ok()) status = st;
-  if (st.ok())
-    transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
+  if (st.ok()) transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
 }
 
 DayClose SettlementService::State::Close(int64_t date) const {

@@ -47,5 +47,10 @@ TEST(FormatAmount, AlwaysSixDecimals) {
             "9223372036854.775807");
 }
 
+TEST(ToHex, TwoLowercaseDigitsPerByte) {
+  EXPECT_EQ(ToHex(""), "");
+  EXPECT_EQ(ToHex(std::string_view("m\0\xff\x0a", 4)), "6d00ff0a");
+}
+
 }  // namespace
 }  // namespace cfx::exchange
