@@ -21,6 +21,7 @@
 #include "gateway/md/market_data.h"
 #include "gateway/pb/gateway.h"
 #include "index/index_service.h"
+#include "settlement/engine_commands.h"
 #include "settlement/settlement_service.h"
 
 namespace cfx::gateway {
@@ -86,26 +87,7 @@ struct ExchangeServer::Impl {
 // booking, dated, so that the engine applies a date once.
 void ExchangeServer::Impl::QueueSettlement(const settlement::RunResult& r,
                                            bool prices) {
-  if (prices) {
-    for (const settlement::ContractSettlement& c : r.contracts) {
-      exchange::Command cmd;
-      cmd.instrument = exchange::InstrumentId{c.instrument};
-      if (c.final) {  // the FSP is on $0.001, not a price the book takes
-        cmd.type = exchange::CommandType::kSetInstrumentState;
-        cmd.state = exchange::InstrumentState::kExpired;
-      } else {
-        cmd.type = exchange::CommandType::kSetReferencePrice;
-        cmd.price = exchange::Price{c.price};
-      }
-      engine_commands.push_back(cmd);
-    }
-  }
-  for (const auto& [account, amount] : r.bookings) {
-    exchange::Command cmd;
-    cmd.type = exchange::CommandType::kCollateral;
-    cmd.account = exchange::AccountId{account};
-    cmd.quantity = exchange::Quantity{amount};
-    cmd.target = static_cast<uint64_t>(r.date);
+  for (const exchange::Command& cmd : settlement::EngineCommands(r, prices)) {
     engine_commands.push_back(cmd);
   }
 }
