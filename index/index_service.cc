@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -625,6 +626,14 @@ const Print* IndexService::Latest(uint32_t grade) const {
 
 const Print* IndexService::Find(uint32_t grade, int64_t day) const {
   return s_->Latest(grade, day);
+}
+
+FixingLookup IndexService::Fixings() const {
+  return [this](uint32_t grade, int64_t day) -> std::optional<Fixing> {
+    const Print* p = Find(grade, day);
+    if (p == nullptr) return std::nullopt;
+    return Fixing{p->has_value, p->value_micros, FromTrades(p->level)};
+  };
 }
 
 std::vector<Print> IndexService::Revisions(uint32_t grade, int64_t day) const {

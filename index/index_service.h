@@ -11,6 +11,7 @@
 #include "exchange/core/event.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
+#include "index/fixing_source.h"
 #include "index/methodology.h"
 
 namespace cfx::index {
@@ -91,6 +92,9 @@ class IndexService {
   const Print* Latest(uint32_t grade) const;
   // The latest revision of the print of (grade, day); nullptr if none.
   const Print* Find(uint32_t grade, int64_t day) const;
+  // The fixings final settlement reads: Find() as a FixingLookup. Reads
+  // this service, which must outlive the lookup, on the caller's thread.
+  FixingLookup Fixings() const;
   // Every revision of (grade, day), oldest first.
   std::vector<Print> Revisions(uint32_t grade, int64_t day) const;
   // Which revisions of each day a history holds.

@@ -11,6 +11,7 @@
 #include "exchange/core/event.h"
 #include "exchange/core/margin.h"
 #include "exchange/core/status.h"
+#include "index/fixing_source.h"
 #include "settlement/ledger.h"
 #include "settlement/rules.h"
 
@@ -50,14 +51,10 @@ struct SettlementConfig {
   std::vector<int64_t> opening_collateral;
 };
 
-// The index print a final settlement reads: (grade, day) -> value.
-struct FixingValue {
-  bool has_value = false;
-  int64_t value_micros = 0;
-  bool from_trades = false;  // Level 1a, 1b or 2
-};
-using FixingLookup =
-    std::function<std::optional<FixingValue>(uint32_t grade, int64_t day)>;
+// The index print a final settlement reads, and where it reads it: the
+// index's interface (index/fixing_source.h).
+using FixingValue = index::Fixing;
+using FixingLookup = index::FixingLookup;
 
 // One contract's settlement price of a run.
 struct ContractSettlement {

@@ -321,17 +321,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   // The settlement service loaded its state through this seq: the replay
   // below feeds it only the later events.
   const uint64_t settlement_from = s.settlement->last_applied_seq();
-  {
-    const index::IndexService* idx = s.index.get();
-    s.settlement->set_fixings(
-        [idx](uint32_t grade,
-              int64_t day) -> std::optional<settlement::FixingValue> {
-          const index::Print* p = idx->Find(grade, day);
-          if (p == nullptr) return std::nullopt;
-          return settlement::FixingValue{p->has_value, p->value_micros,
-                                         index::FromTrades(p->level)};
-        });
-  }
+  s.settlement->set_fixings(s.index->Fixings());
   s.metrics = std::make_unique<Metrics>();
   pb::GatewayDeps deps;
   deps.config = &s.config;

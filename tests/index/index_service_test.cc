@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -168,6 +169,25 @@ TEST(IndexServiceTest, FixingEventFixesEveryGradeFromItsSpotTrades) {
   expected.day = kDay0;
   expected.computed_at_ns = FixingAt(kDay0);
   EXPECT_EQ(*std_print, expected);
+}
+
+TEST(IndexServiceTest, FixingsReadTheLatestPrintOfTheDay) {
+  Stream s;
+  LevelOneDay(s, kDay0, 580);
+  s.Fixing(kDay0, FixingAt(kDay0));
+  auto svc = IndexService::InMemory(TestConfig());
+  Feed(*svc, s.events());
+  const FixingLookup fixings = svc->Fixings();
+  const std::optional<Fixing> std_fixing = fixings(0, kDay0);
+  ASSERT_TRUE(std_fixing.has_value());
+  EXPECT_TRUE(std_fixing->has_value);
+  EXPECT_EQ(std_fixing->value_micros, svc->Find(0, kDay0)->value_micros);
+  EXPECT_TRUE(std_fixing->from_trades);  // Level 1a
+  const std::optional<Fixing> prm = fixings(1, kDay0);  // DISRUPTED
+  ASSERT_TRUE(prm.has_value());
+  EXPECT_FALSE(prm->has_value);
+  EXPECT_FALSE(prm->from_trades);
+  EXPECT_FALSE(fixings(0, kDay0 + 1).has_value());  // no print yet
 }
 
 TEST(IndexServiceTest, OrdersQuotesAndFuturesTradesMoveNoPrint) {
