@@ -153,14 +153,14 @@ void SettlementService::State::ListTradesAndCash(
   trades.reserve(today.size());
   for (const PendingFill& f : today) {
     trades.push_back({f.trade_id, f.ts, f.account, MemberOf(f.account),
-                      f.instrument, f.lots, f.price, false});
+                      f.instrument, f.lots, f.price.units, false});
   }
   for (const auto& [id, t] : spot_trades) {
     if (t.reported || t.day > date) continue;
     trades.push_back({id, t.match_time, t.buyer, MemberOf(t.buyer),
-                      t.instrument, t.lots, t.price, t.busted});
+                      t.instrument, t.lots, t.price.units, t.busted});
     trades.push_back({id, t.match_time, t.seller, MemberOf(t.seller),
-                      t.instrument, -t.lots, t.price, t.busted});
+                      t.instrument, -t.lots, t.price.units, t.busted});
   }
   std::sort(
       trades.begin(), trades.end(), [](const TradeLine& x, const TradeLine& y) {
@@ -202,7 +202,7 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       const FutureState& f = futures[i];
       DspInput d;
       d.tick = c.tick;
-      d.prior = f.settle != 0 ? f.settle : c.initial_reference;
+      d.prior = f.settle.units != 0 ? f.settle.units : c.initial_reference;
       const auto b = std::lower_bound(close.books.begin(), close.books.end(), i,
                                       [](const DayClose::Book& x, uint32_t id) {
                                         return x.instrument < id;
@@ -210,9 +210,9 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       if (b != close.books.end() && b->instrument == i) {
         d.window_notional = b->window_notional;
         d.window_lots = b->window_lots;
-        d.last_trade = b->last_trade;
-        d.best_bid = b->best_bid;
-        d.best_ask = b->best_ask;
+        d.last_trade = b->last_trade.units;
+        d.best_bid = b->best_bid.units;
+        d.best_ask = b->best_ask.units;
       }
       d.expiring = c.last_trading_day == date;
       in.push_back(d);
@@ -298,7 +298,7 @@ Status SettlementService::State::SettlePositions(
   for (const ContractSettlement& cs : report->contracts) {
     const uint32_t i = cs.instrument;
     const ContractInfo& c = config.instruments[i];
-    const int64_t prev_settle = futures[i].settle;
+    const int64_t prev_settle = futures[i].settle.units;
     std::vector<int64_t>& pos = (*new_positions)[i];
     // The fills of contract i are contiguous in `today`.
     while (next < today.size() && today[next].instrument < i) ++next;
@@ -308,7 +308,7 @@ Status SettlementService::State::SettlePositions(
       fills.clear();
       while (j < today.size() && today[j].instrument == i &&
              today[j].account == a) {
-        fills.push_back({today[j].lots, today[j].price});
+        fills.push_back({today[j].lots, today[j].price.units});
         ++j;
       }
       const int64_t before = positions[i][a];
@@ -374,7 +374,7 @@ std::vector<uint64_t> SettlementService::State::PaySpotCash(
     if (t.paid || t.busted || t.delivery_day == 0) continue;
     if (SpotCashDay(config.calendar, t.delivery_day) > date) continue;
     const ContractInfo* c = Contract(t.instrument);
-    const int64_t n = SpotNotional(t.price, c->gpu_hours_per_lot, t.lots);
+    const int64_t n = SpotNotional(t.price.units, c->gpu_hours_per_lot, t.lots);
     if (n == 0 || t.buyer == t.seller) continue;
     movements->push_back({date, MovementKind::kSpotCash, t.buyer, id, -n});
     movements->push_back({date, MovementKind::kSpotCash, t.seller, id, n});
@@ -392,7 +392,7 @@ void SettlementService::State::MarginLines(
     std::vector<AccountSettlement>* lines) const {
   std::vector<int64_t> settle(config.instruments.size(), 0);
   for (std::size_t i = 0; i < futures.size(); ++i)
-    settle[i] = futures[i].settle;
+    settle[i] = futures[i].settle.units;
   for (const ContractSettlement& cs : contracts)
     settle[cs.instrument] = cs.price;
   // Initial margin at the new prices, collateral after the run (the cash
@@ -500,7 +500,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
   for (std::size_t a = 0; a < net.size(); ++a) cash[a] += net[a];
   for (const ContractSettlement& cs : report.contracts) {
     FutureState& f = futures[cs.instrument];
-    f.settle = cs.price;
+    f.settle = exchange::Price{cs.price};
     f.closed = f.closed || cs.final;
   }
 

@@ -58,18 +58,18 @@ bool GetVector(ByteReader& r, std::vector<int64_t>* v) {
   return r.ok();
 }
 
-void PutLevels(ByteWriter& w, const std::map<int64_t, int64_t>& m) {
+void PutLevels(ByteWriter& w, const std::map<exchange::Price, int64_t>& m) {
   w.Put<uint32_t>(static_cast<uint32_t>(m.size()));
   for (const auto& [price, lots] : m) {
-    w.Put<int64_t>(price);
+    w.Put<int64_t>(price.units);
     w.Put<int64_t>(lots);
   }
 }
-bool GetLevels(ByteReader& r, std::map<int64_t, int64_t>* m) {
+bool GetLevels(ByteReader& r, std::map<exchange::Price, int64_t>* m) {
   const uint32_t n = r.Get<uint32_t>();
   if (!r.ok() || !Fits(r, uint64_t{n} * 16)) return false;
   for (uint32_t i = 0; i < n; ++i) {
-    const int64_t price = r.Get<int64_t>();
+    const exchange::Price price{r.Get<int64_t>()};
     (*m)[price] = r.Get<int64_t>();
   }
   return r.ok();
@@ -81,9 +81,9 @@ void PutClose(ByteWriter& w, const DayClose& c) {
     w.Put<uint32_t>(b.instrument);
     PutI128(w, b.window_notional);
     w.Put<int64_t>(b.window_lots);
-    w.Put<int64_t>(b.last_trade);
-    w.Put<int64_t>(b.best_bid);
-    w.Put<int64_t>(b.best_ask);
+    w.Put<int64_t>(b.last_trade.units);
+    w.Put<int64_t>(b.best_bid.units);
+    w.Put<int64_t>(b.best_ask.units);
   }
   PutVector(w, c.transferred);
   w.Put<uint64_t>(c.transfer_count);
@@ -96,9 +96,9 @@ bool GetClose(ByteReader& r, DayClose* c) {
     b.instrument = r.Get<uint32_t>();
     b.window_notional = GetI128(r);
     b.window_lots = r.Get<int64_t>();
-    b.last_trade = r.Get<int64_t>();
-    b.best_bid = r.Get<int64_t>();
-    b.best_ask = r.Get<int64_t>();
+    b.last_trade.units = r.Get<int64_t>();
+    b.best_bid.units = r.Get<int64_t>();
+    b.best_ask.units = r.Get<int64_t>();
   }
   if (!GetVector(r, &c->transferred)) return false;
   c->transfer_count = r.Get<uint64_t>();
@@ -170,8 +170,8 @@ std::string EncodeLive(const LiveState& s) {
     w.Put<int64_t>(f.trade_day);
     PutI128(w, f.window_notional);
     w.Put<int64_t>(f.window_lots);
-    w.Put<int64_t>(f.last_trade);
-    w.Put<int64_t>(f.settle);
+    w.Put<int64_t>(f.last_trade.units);
+    w.Put<int64_t>(f.settle.units);
     w.Put<uint8_t>(f.closed ? 1 : 0);
   }
   PutVector(w, s.spot_delivery_day);
@@ -181,7 +181,7 @@ std::string EncodeLive(const LiveState& s) {
     w.Put<uint32_t>(p.instrument);
     w.Put<uint32_t>(p.account);
     w.Put<int64_t>(p.lots);
-    w.Put<int64_t>(p.price);
+    w.Put<int64_t>(p.price.units);
     w.Put<uint64_t>(p.trade_id);
     w.Put<int64_t>(p.ts);
   }
@@ -212,7 +212,7 @@ std::string EncodeLive(const LiveState& s) {
     w.Put<uint32_t>(t->instrument);
     w.Put<uint32_t>(t->buyer);
     w.Put<uint32_t>(t->seller);
-    w.Put<int64_t>(t->price);
+    w.Put<int64_t>(t->price.units);
     w.Put<int64_t>(t->lots);
     w.Put<int64_t>(t->delivery_day);
     w.Put<int64_t>(t->match_time);
@@ -255,8 +255,8 @@ Status DecodeLive(std::string_view in, LiveState* s) {
     f.trade_day = r.Get<int64_t>();
     f.window_notional = GetI128(r);
     f.window_lots = r.Get<int64_t>();
-    f.last_trade = r.Get<int64_t>();
-    f.settle = r.Get<int64_t>();
+    f.last_trade.units = r.Get<int64_t>();
+    f.settle.units = r.Get<int64_t>();
     f.closed = r.Get<uint8_t>() != 0;
   }
   if (!GetVector(r, &s->spot_delivery_day)) return bad("the spot slots");
@@ -268,7 +268,7 @@ Status DecodeLive(std::string_view in, LiveState* s) {
     p.instrument = r.Get<uint32_t>();
     p.account = r.Get<uint32_t>();
     p.lots = r.Get<int64_t>();
-    p.price = r.Get<int64_t>();
+    p.price.units = r.Get<int64_t>();
     p.trade_id = r.Get<uint64_t>();
     p.ts = r.Get<int64_t>();
   }
@@ -303,7 +303,7 @@ Status DecodeLive(std::string_view in, LiveState* s) {
     t.instrument = r.Get<uint32_t>();
     t.buyer = r.Get<uint32_t>();
     t.seller = r.Get<uint32_t>();
-    t.price = r.Get<int64_t>();
+    t.price.units = r.Get<int64_t>();
     t.lots = r.Get<int64_t>();
     t.delivery_day = r.Get<int64_t>();
     t.match_time = r.Get<int64_t>();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exchange/core/status.h"
+#include "exchange/core/types.h"
 #include "settlement/settlement_service.h"
 
 namespace cfx::settlement::internal {
@@ -21,7 +22,7 @@ struct PendingFill {
   uint32_t instrument = 0;
   uint32_t account = 0;
   int64_t lots = 0;  // signed
-  int64_t price = 0;
+  exchange::Price price;
   uint64_t trade_id = 0;
   int64_t ts = 0;  // match time
 };
@@ -30,7 +31,7 @@ struct SpotTrade {
   uint32_t instrument = 0;
   uint32_t buyer = 0;
   uint32_t seller = 0;
-  int64_t price = 0;
+  exchange::Price price;
   int64_t lots = 0;
   int64_t delivery_day = 0;
   int64_t match_time = 0;
@@ -42,14 +43,14 @@ struct SpotTrade {
 
 // A futures book's aggregate levels and the day's trading.
 struct FutureState {
-  std::map<int64_t, int64_t> bids;  // price -> lots
-  std::map<int64_t, int64_t> asks;
+  std::map<exchange::Price, int64_t> bids;  // price -> lots
+  std::map<exchange::Price, int64_t> asks;
   int64_t trade_day = 0;  // the business day the fields below describe
   Int128 window_notional = 0;
   int64_t window_lots = 0;
-  int64_t last_trade = 0;
-  int64_t settle = 0;   // last settlement price; 0 = none
-  bool closed = false;  // finally settled
+  exchange::Price last_trade;
+  exchange::Price settle;  // last settlement price; 0 = none
+  bool closed = false;     // finally settled
 };
 
 // What a run of one business day reads of the market at its settlement
@@ -61,9 +62,9 @@ struct DayClose {
     uint32_t instrument = 0;
     Int128 window_notional = 0;  // the day's Tier 1 window, if it traded
     int64_t window_lots = 0;
-    int64_t last_trade = 0;  // 0 = no trade that day
-    int64_t best_bid = 0;    // 0 = side empty
-    int64_t best_ask = 0;
+    exchange::Price last_trade;  // 0 = no trade that day
+    exchange::Price best_bid;    // 0 = side empty
+    exchange::Price best_ask;
   };
   std::vector<Book> books;  // the futures, by instrument id ascending
   // Each account's deposits and withdrawals so far (by account id), and

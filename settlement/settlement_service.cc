@@ -87,7 +87,7 @@ void SettlementService::State::OnTrade(const Event& e) {
       aggressor_buys ? e.account.value : e.counter_account.value;
   const uint32_t seller =
       aggressor_buys ? e.counter_account.value : e.account.value;
-  const int64_t price = e.price.units;
+  const exchange::Price price = e.price;
   const int64_t lots = e.quantity.lots;
   if (c->spot) {
     SpotTrade t;
@@ -112,14 +112,14 @@ void SettlementService::State::OnTrade(const Event& e) {
     f.trade_day = day;
     f.window_notional = 0;
     f.window_lots = 0;
-    f.last_trade = 0;
+    f.last_trade = exchange::Price{};
   }
   f.last_trade = price;
   const int64_t settle_at =
       day * kNanosPerDay + config.settle_seconds * kNanosPerSecond;
   if (ts >= settle_at - config.window_seconds * kNanosPerSecond &&
       ts < settle_at) {
-    f.window_notional += static_cast<Int128>(price) * lots;
+    f.window_notional += static_cast<Int128>(price.units) * lots;
     f.window_lots += lots;
   }
 }
@@ -130,9 +130,9 @@ void SettlementService::State::OnBookLevel(const Event& e) {
   FutureState& f = futures[e.instrument.value];
   auto& side = e.side == exchange::Side::kBuy ? f.bids : f.asks;
   if (e.quantity.lots == 0) {
-    side.erase(e.price.units);
+    side.erase(e.price);
   } else {
-    side[e.price.units] = e.quantity.lots;
+    side[e.price] = e.quantity.lots;
   }
 }
 
@@ -172,8 +172,8 @@ DayClose SettlementService::State::Close(int64_t date) const {
       b.window_lots = f.window_lots;
       b.last_trade = f.last_trade;
     }
-    b.best_bid = f.bids.empty() ? 0 : f.bids.rbegin()->first;
-    b.best_ask = f.asks.empty() ? 0 : f.asks.begin()->first;
+    b.best_bid = f.bids.empty() ? exchange::Price{} : f.bids.rbegin()->first;
+    b.best_ask = f.asks.empty() ? exchange::Price{} : f.asks.begin()->first;
     close.books.push_back(b);
   }
   close.transferred = transferred;
@@ -352,7 +352,8 @@ std::vector<int64_t> SettlementService::SettledDates() const {
 }
 
 int64_t SettlementService::LastSettlementPrice(uint32_t instrument) const {
-  return instrument < s_->futures.size() ? s_->futures[instrument].settle : 0;
+  return instrument < s_->futures.size() ? s_->futures[instrument].settle.units
+                                         : 0;
 }
 
 int64_t SettlementService::Position(uint32_t account,
