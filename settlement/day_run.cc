@@ -413,12 +413,12 @@ void SettlementService::State::MarginLines(
     }
     line.initial_margin =
         legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin);
-    line.collateral =
-        cash[line.account] -
-        (transferred[line.account] - (line.account < close.transferred.size()
-                                          ? close.transferred[line.account]
-                                          : 0)) +
-        net[line.account];
+    line.collateral = cash[line.account].micros -
+                      (transferred[line.account].micros -
+                       (line.account < close.transferred.size()
+                            ? close.transferred[line.account].micros
+                            : 0)) +
+                      net[line.account];
     line.margin_call = line.initial_margin > line.collateral
                            ? line.initial_margin - line.collateral
                            : 0;
@@ -497,7 +497,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
       transfers.begin(),
       transfers.begin() + static_cast<std::ptrdiff_t>(transfer_lines));
   transfer_base += transfer_lines;
-  for (std::size_t a = 0; a < net.size(); ++a) cash[a] += net[a];
+  for (std::size_t a = 0; a < net.size(); ++a) cash[a].micros += net[a];
   for (const ContractSettlement& cs : report.contracts) {
     FutureState& f = futures[cs.instrument];
     f.settle = exchange::Price{cs.price};

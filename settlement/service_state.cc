@@ -57,6 +57,18 @@ bool GetVector(ByteReader& r, std::vector<int64_t>* v) {
   for (int64_t& x : *v) x = r.Get<int64_t>();
   return r.ok();
 }
+// Amounts as their micro-dollars, as PutVector / GetVector.
+void PutAmounts(ByteWriter& w, const std::vector<exchange::Amount>& v) {
+  w.Put<uint32_t>(static_cast<uint32_t>(v.size()));
+  for (const exchange::Amount x : v) w.Put<int64_t>(x.micros);
+}
+bool GetAmounts(ByteReader& r, std::vector<exchange::Amount>* v) {
+  const uint32_t n = r.Get<uint32_t>();
+  if (!r.ok() || !Fits(r, uint64_t{n} * 8)) return false;
+  v->resize(n);
+  for (exchange::Amount& x : *v) x.micros = r.Get<int64_t>();
+  return r.ok();
+}
 
 void PutLevels(ByteWriter& w, const std::map<exchange::Price, int64_t>& m) {
   w.Put<uint32_t>(static_cast<uint32_t>(m.size()));
@@ -85,7 +97,7 @@ void PutClose(ByteWriter& w, const DayClose& c) {
     w.Put<int64_t>(b.best_bid.units);
     w.Put<int64_t>(b.best_ask.units);
   }
-  PutVector(w, c.transferred);
+  PutAmounts(w, c.transferred);
   w.Put<uint64_t>(c.transfer_count);
 }
 bool GetClose(ByteReader& r, DayClose* c) {
@@ -100,7 +112,7 @@ bool GetClose(ByteReader& r, DayClose* c) {
     b.best_bid.units = r.Get<int64_t>();
     b.best_ask.units = r.Get<int64_t>();
   }
-  if (!GetVector(r, &c->transferred)) return false;
+  if (!GetAmounts(r, &c->transferred)) return false;
   c->transfer_count = r.Get<uint64_t>();
   return r.ok();
 }
@@ -199,8 +211,8 @@ std::string EncodeLive(const LiveState& s) {
       w.Put<int64_t>(p[a]);
     }
   }
-  PutVector(w, s.cash);
-  PutVector(w, s.transferred);
+  PutAmounts(w, s.cash);
+  PutAmounts(w, s.transferred);
   PutCashLines(w, s.transfers);
   w.Put<uint64_t>(s.transfer_base);
   // Spot trades in id order, so that equal states encode equally.
@@ -291,8 +303,8 @@ Status DecodeLive(std::string_view in, LiveState* s) {
       p[a] = v;
     }
   }
-  if (!GetVector(r, &s->cash)) return bad("the cash");
-  if (!GetVector(r, &s->transferred)) return bad("the transfers");
+  if (!GetAmounts(r, &s->cash)) return bad("the cash");
+  if (!GetAmounts(r, &s->transferred)) return bad("the transfers");
   if (!GetCashLines(r, &s->transfers)) return bad("the transfer lines");
   s->transfer_base = r.Get<uint64_t>();
   const uint64_t trades = r.Get<uint64_t>();

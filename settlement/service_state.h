@@ -70,7 +70,7 @@ struct DayClose {
   // Each account's deposits and withdrawals so far (by account id), and
   // how many transfers were booked in all: the ones after the instant count
   // neither in the run's collateral nor among its cash lines.
-  std::vector<int64_t> transferred;
+  std::vector<exchange::Amount> transferred;
   uint64_t transfer_count = 0;
 };
 
@@ -87,9 +87,9 @@ struct LiveState {
   std::vector<std::vector<int64_t>> positions;
   // Each account's cash as this stream has seen it: opening collateral,
   // transfers and runs (the ledger balance once the stream is complete).
-  std::vector<int64_t> cash;
+  std::vector<exchange::Amount> cash;
   // Each account's deposits and withdrawals, summed.
-  std::vector<int64_t> transferred;
+  std::vector<exchange::Amount> transferred;
   // Deposits and withdrawals booked since the last run (the first run: the
   // opening collateral too), for the next run's report; transfer_base
   // counts the ones before them (reported by earlier runs).

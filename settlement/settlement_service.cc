@@ -47,12 +47,12 @@ void SettlementService::State::Init() {
   for (std::size_t i = 0; i < n; ++i) {
     if (config.instruments[i].future) positions[i].assign(accounts(), 0);
   }
-  cash.assign(accounts(), 0);
-  transferred.assign(accounts(), 0);
+  cash.assign(accounts(), exchange::Amount{});
+  transferred.assign(accounts(), exchange::Amount{});
   for (std::size_t a = 1; a < accounts(); ++a) {
     if (a < config.opening_collateral.size() && MemberOf(uint32_t(a)) != 0 &&
         config.opening_collateral[a] > 0) {
-      cash[a] = config.opening_collateral[a];
+      cash[a] = exchange::Amount{config.opening_collateral[a]};
       Movement m;
       m.kind = MovementKind::kDeposit;
       m.account = static_cast<uint32_t>(a);
@@ -152,8 +152,8 @@ void SettlementService::State::OnTransfer(const Event& e) {
   m.ref = e.seq.value;
   m.amount_micros = e.quantity.lots;
   if (m.account < cash.size()) {
-    cash[m.account] += m.amount_micros;
-    transferred[m.account] += m.amount_micros;
+    cash[m.account].micros += m.amount_micros;
+    transferred[m.account].micros += m.amount_micros;
   }
   const Status st = ledger->PostTransfer(m);
   if (!st.ok() && status.ok()) status = st;
