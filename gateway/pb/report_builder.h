@@ -7,7 +7,7 @@
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/event.h"
 #include "gateway/config/instrument_table.h"
-#include "gateway/pb/order_view.h"
+#include "gateway/session/order_view.h"
 
 namespace cfx::gateway::pb {
 

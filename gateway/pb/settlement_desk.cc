@@ -8,6 +8,7 @@
 #include "exchange/core/reject_code.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/pb/index_desk.h"
+#include "gateway/session/visibility.h"
 #include "settlement/margin_call.h"
 #include "settlement/settlement_report.h"
 
@@ -146,13 +147,8 @@ bool MaySeeSettlement(const UserConfig& user) {
 }  // namespace
 
 std::optional<uint32_t> SettlementDesk::Scope(const UserConfig& user) const {
-  if (user.role == Role::kAdmin) return std::nullopt;
-  if (user.clearing_member.empty()) return 0;
-  const std::vector<std::string>& members = settlement_->config().member_names;
-  for (uint32_t i = 1; i < members.size(); ++i) {
-    if (members[i] == user.clearing_member) return i;
-  }
-  return 0;
+  const AccountVisibility v = VisibilityOf(user, settlement_->config());
+  return v.all ? std::nullopt : std::optional<uint32_t>(v.member);
 }
 
 const settlement::RunReport* SettlementDesk::SettledRun(

@@ -1,6 +1,8 @@
-#include "gateway/pb/order_view.h"
+#include "gateway/session/order_view.h"
 
-namespace cfx::gateway::pb {
+#include <iterator>
+
+namespace cfx::gateway {
 
 using exchange::Event;
 using exchange::EventType;
@@ -15,15 +17,41 @@ const OrderRecord* OrderView::Find(exchange::OrderId id) const {
   return it == orders_.end() ? nullptr : &it->second;
 }
 
+const OrderRecord* OrderView::FindByClientOrderId(
+    exchange::AccountId account, exchange::ClientOrderId id) const {
+  if (by_client_order_id_.empty()) return nullptr;
+  auto it = by_client_order_id_.find({account.value, id.value});
+  return it == by_client_order_id_.end() ? nullptr
+                                         : Find(exchange::OrderId{it->second});
+}
+
 void OrderView::Fill(exchange::OrderId id, exchange::Quantity leaves,
-                     exchange::Quantity filled, exchange::Timestamp ts) {
+                     exchange::Quantity filled, const Event& e) {
   OrderRecord* o = Get(id);
   if (o == nullptr) return;
   o->leaves = leaves;
   o->filled = filled;
-  o->updated = ts;
+  o->notional += static_cast<Int128>(e.price.units) * e.quantity.lots;
+  o->updated = e.ts;
   o->state =
       leaves.lots == 0 ? OrderState::kFilled : OrderState::kPartiallyFilled;
+}
+
+void OrderView::Index(const Event& e) {
+  if (index_client_order_ids_) {
+    by_client_order_id_[{e.account.value, e.client_order_id.value}] =
+        e.order_id.value;
+  }
+}
+
+void OrderView::EndOfDay() {
+  std::erase_if(orders_, [](const auto& kv) { return kv.second.done(); });
+  // Client order ids are unique per day: keep the current ids of the
+  // orders kept.
+  std::erase_if(by_client_order_id_, [this](const auto& kv) {
+    const OrderRecord* o = Find(exchange::OrderId{kv.second});
+    return o == nullptr || o->client_order_id.value != kv.first.second;
+  });
 }
 
 void OrderView::OnEvent(const Event& e) {
@@ -41,13 +69,15 @@ void OrderView::OnEvent(const Event& e) {
       o.quantity = e.quantity;
       o.leaves = e.leaves;
       o.filled = e.filled;
+      o.notional = 0;
       o.state = OrderState::kNew;
       o.updated = e.ts;
+      Index(e);
       break;
     }
     case EventType::kTrade:
-      Fill(e.order_id, e.leaves, e.filled, e.ts);
-      Fill(e.counter_order_id, e.counter_leaves, e.counter_filled, e.ts);
+      Fill(e.order_id, e.leaves, e.filled, e);
+      Fill(e.counter_order_id, e.counter_leaves, e.counter_filled, e);
       break;
     case EventType::kCancelAccepted:
     case EventType::kOrderCancelled:
@@ -69,6 +99,9 @@ void OrderView::OnEvent(const Event& e) {
         o->leaves = e.leaves;
         o->filled = e.filled;
         o->updated = e.ts;
+        o->state = e.filled.lots > 0 ? OrderState::kPartiallyFilled
+                                     : OrderState::kNew;
+        Index(e);
       }
       break;
     case EventType::kOrderRestated:
@@ -78,19 +111,11 @@ void OrderView::OnEvent(const Event& e) {
       }
       break;
     case EventType::kSessionEnded:
-      if (e.instrument.value == 0) {
-        for (auto it = orders_.begin(); it != orders_.end();) {
-          const OrderState s = it->second.state;
-          const bool terminal = s == OrderState::kFilled ||
-                                s == OrderState::kCanceled ||
-                                s == OrderState::kExpired;
-          it = terminal ? orders_.erase(it) : std::next(it);
-        }
-      }
+      if (e.instrument.value == 0) EndOfDay();
       break;
     default:
       break;
   }
 }
 
-}  // namespace cfx::gateway::pb
+}  // namespace cfx::gateway

@@ -1,0 +1,105 @@
+// The day's order view (gateway/session/order_view.h): states, the notional
+// behind AvgPx, the ClOrdID index and the end of the trading day.
+
+#include "gateway/session/order_view.h"
+
+#include <gtest/gtest.h>
+
+namespace cfx::gateway {
+namespace {
+
+using exchange::Event;
+using exchange::EventType;
+
+Event Accepted(uint64_t order, uint32_t account, uint64_t clordid) {
+  Event e;
+  e.type = EventType::kOrderAccepted;
+  e.order_id = exchange::OrderId{order};
+  e.account = exchange::AccountId{account};
+  e.client_order_id = exchange::ClientOrderId{clordid};
+  e.quantity = exchange::Quantity{10};
+  e.leaves = exchange::Quantity{10};
+  return e;
+}
+
+Event Trade(uint64_t order, uint64_t counter, int64_t price, int64_t lots,
+            int64_t leaves) {
+  Event e;
+  e.type = EventType::kTrade;
+  e.order_id = exchange::OrderId{order};
+  e.counter_order_id = exchange::OrderId{counter};
+  e.price = exchange::Price{price};
+  e.quantity = exchange::Quantity{lots};
+  e.leaves = exchange::Quantity{leaves};
+  e.filled = exchange::Quantity{10 - leaves};
+  e.counter_leaves = exchange::Quantity{leaves};
+  e.counter_filled = exchange::Quantity{10 - leaves};
+  return e;
+}
+
+TEST(OrderView, FillsAddTheirNotional) {
+  OrderView view;
+  view.OnEvent(Accepted(1, 7, 100));
+  view.OnEvent(Accepted(2, 8, 200));
+  view.OnEvent(Trade(1, 2, 58'000, 4, 6));
+  view.OnEvent(Trade(1, 2, 58'100, 6, 0));
+  const OrderRecord* o = view.Find(exchange::OrderId{1});
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->state, OrderState::kFilled);
+  EXPECT_TRUE(o->done());
+  EXPECT_TRUE(o->notional == Int128{58'000} * 4 + Int128{58'100} * 6);
+}
+
+TEST(OrderView, TheIndexFindsEveryClientOrderIdOfTheDay) {
+  OrderView view(/*index_client_order_ids=*/true);
+  view.OnEvent(Accepted(1, 7, 100));
+  Event r;
+  r.type = EventType::kOrderReplaced;
+  r.order_id = exchange::OrderId{1};
+  r.account = exchange::AccountId{7};
+  r.client_order_id = exchange::ClientOrderId{101};
+  r.quantity = exchange::Quantity{5};
+  r.leaves = exchange::Quantity{5};
+  view.OnEvent(r);
+  const exchange::AccountId a{7};
+  EXPECT_EQ(view.FindByClientOrderId(a, exchange::ClientOrderId{100}),
+            view.Find(exchange::OrderId{1}));
+  EXPECT_EQ(view.FindByClientOrderId(a, exchange::ClientOrderId{101}),
+            view.Find(exchange::OrderId{1}));
+  EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{8},
+                                     exchange::ClientOrderId{101}),
+            nullptr);
+  // The day ends: a resting order keeps only its current id.
+  Event end;
+  end.type = EventType::kSessionEnded;
+  view.OnEvent(end);
+  EXPECT_EQ(view.FindByClientOrderId(a, exchange::ClientOrderId{100}), nullptr);
+  EXPECT_NE(view.FindByClientOrderId(a, exchange::ClientOrderId{101}), nullptr);
+}
+
+TEST(OrderView, TheDaysEndDropsFinishedOrders) {
+  OrderView view(true);
+  view.OnEvent(Accepted(1, 7, 100));
+  view.OnEvent(Accepted(2, 8, 200));
+  view.OnEvent(Trade(1, 2, 58'000, 10, 0));
+  view.OnEvent(Accepted(3, 7, 300));
+  Event end;
+  end.type = EventType::kSessionEnded;
+  view.OnEvent(end);
+  EXPECT_EQ(view.size(), 1u);
+  EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{7},
+                                     exchange::ClientOrderId{100}),
+            nullptr);
+  EXPECT_NE(view.Find(exchange::OrderId{3}), nullptr);
+}
+
+TEST(OrderView, WithoutTheIndexNothingIsFoundByClientOrderId) {
+  OrderView view;
+  view.OnEvent(Accepted(1, 7, 100));
+  EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{7},
+                                     exchange::ClientOrderId{100}),
+            nullptr);
+}
+
+}  // namespace
+}  // namespace cfx::gateway

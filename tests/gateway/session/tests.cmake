@@ -1,0 +1,6 @@
+# gateway/session: the day's order view and account visibility.
+list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_session cfx::gateway_config
+  cfx::settlement_service)
