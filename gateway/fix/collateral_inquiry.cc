@@ -7,6 +7,8 @@
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/fix/fix_tags.h"
+#include "gateway/fix/position_reports.h"
+#include "gateway/session/visibility.h"
 #include "settlement/margin_call.h"
 #include "settlement/settlement_report.h"
 #include "settlement/settlement_service.h"
@@ -61,45 +63,21 @@ std::vector<Message> AnswerCollateralInquiry(
     return finish(kRejected, kNotSupported, 0, "",
                   "SubscriptionRequestType(263) must be 0 (snapshot)");
   }
-  int64_t date = 0;
-  if (const std::string* d = m.Find(tag::kClearingBusinessDate)) {
-    const std::optional<int64_t> day = exchange::ParseCompactDay(*d);
-    if (!day.has_value()) {
-      return finish(kRejected, kOther, 0, "",
-                    "ClearingBusinessDate(715) must be YYYYMMDD");
-    }
-    date = *day;
-  } else {
-    const std::vector<int64_t> dates = settlement->SettledDates();
-    if (dates.empty()) {
-      return finish(kRejected, kOther, 0, "",
-                    "no business date is settled yet");
-    }
-    date = dates.back();
-  }
-  const settlement::RunReport* report = settlement->Report(date);
-  if (report == nullptr) {
-    return finish(kRejected, kOther, 0, "",
-                  exchange::FormatCompactDay(date) + " is not settled");
-  }
+  const ClearingRun run = FindClearingRun(m, *settlement);
+  if (run.report == nullptr) return finish(kRejected, kOther, 0, "", run.text);
+  const int64_t date = run.date;
   const settlement::SettlementConfig& sc = settlement->config();
-  uint32_t member = 0;
-  if (user.role == Role::kClearingMember) {
-    for (std::size_t i = 1; i < sc.member_names.size(); ++i) {
-      if (sc.member_names[i] == user.clearing_member) {
-        member = static_cast<uint32_t>(i);
-      }
-    }
-    if (member == 0) {
-      return finish(kRejected, kUnauthorized, 0, "",
-                    "not a clearing member's session");
-    }
+  const AccountVisibility sees = VisibilityOf(user, sc);
+  if (sees.by_member && sees.member == 0) {
+    return finish(kRejected, kUnauthorized, 0, "",
+                  "not a clearing member's session");
   }
+  // Member 0: every member's calls (the admin).
+  const uint32_t member = sees.by_member ? sees.member : 0;
   std::vector<settlement::MarginCall> calls =
-      settlement::MarginCalls(*report, settlement->ledger(), member);
+      settlement::MarginCalls(*run.report, settlement->ledger(), member);
   const auto name = [&sc](uint32_t account) {
-    return account < sc.account_names.size() ? sc.account_names[account]
-                                             : std::string();
+    return settlement::AccountName(sc, account);
   };
   if (only != nullptr) {
     std::erase_if(calls, [&](const settlement::MarginCall& c) {

@@ -16,7 +16,9 @@
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
 #include "gateway/fix/fix_engine.h"
+#include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
+#include "gateway/session/order_view.h"
 
 namespace cfx::index {
 class IndexService;
@@ -32,13 +34,12 @@ struct ServerConfig;
 struct UserConfig;
 class InstrumentTable;
 class MarketDataStore;
+struct InstrumentInfo;
+enum class BookLevelChange : uint8_t;  // gateway/md/market_data.h
 class Metrics;
 }  // namespace cfx::gateway
 
 namespace cfx::gateway::fix {
-
-// Sums of price x lots (average prices); __extension__ keeps -Wpedantic quiet.
-__extension__ using Int128 = __int128;
 
 struct FixGatewayDeps {
   const ServerConfig* config = nullptr;
@@ -89,11 +90,11 @@ class FixGateway final : private Handler {
   Status Listen(const std::string& address, uint16_t port);
   uint16_t port() const { return port_; }
 
-  // One durable engine event, in seq order. Call BEFORE the market-data
-  // store sees it (book updates are classified new/change/delete against
-  // the store's previous state). During the startup replay (before
-  // GoLive()) it only rebuilds the order view.
-  void OnEvent(const exchange::Event& e);
+  // One durable engine event, in seq order, AFTER the market-data store
+  // applied it: `level` is what MarketDataStore::OnEvent() returned (book
+  // updates go out as new, change or delete). During the startup replay
+  // (before GoLive()) it only rebuilds the order view.
+  void OnEvent(const exchange::Event& e, BookLevelChange level);
 
   // A new print or restatement of the CFX index (IndexService's on_print,
   // once its causing event is durable): one MarketDataSnapshotFullRefresh
@@ -113,26 +114,6 @@ class FixGateway final : private Handler {
 
   uint64_t commands_submitted() const { return commands_submitted_; }
 
-  // What the gateway knows of one order, from durable events.
-  struct Order {
-    exchange::OrderId id;
-    exchange::AccountId account;
-    exchange::InstrumentId instrument;
-    exchange::Side side = exchange::Side::kNone;
-    exchange::OrderType type = exchange::OrderType::kNone;
-    exchange::TimeInForce tif = exchange::TimeInForce::kNone;
-    exchange::Price price;
-    exchange::Quantity quantity;
-    exchange::Quantity leaves;
-    exchange::Quantity filled;
-    Int128 notional = 0;             // sum of fill price x lots
-    uint64_t clordid = 0;            // current client order id
-    char status = ord_status::kNew;  // OrdStatus(39)
-    bool done() const {
-      return status == ord_status::kFilled || status == ord_status::kCanceled ||
-             status == ord_status::kExpired;
-    }
-  };
   struct Pending;
   struct SessionState;
   struct Connection;
@@ -150,15 +131,54 @@ class FixGateway final : private Handler {
   void Close(uint64_t conn) override;
   void Log(const std::string& line) override;
 
-  // Requests.
+  // Order entry (order_entry_adapter.cc): requests to Commands.
   void OnNewOrder(int s, const Message& m);
+  // Price(44) of a new order into c->price; false once refused.
+  bool ReadNewOrderPrice(int s, const Message& m, bool market,
+                         exchange::Command* c);
+  // TimeInForce(59), ExpireTime(126) and ExecInst(18) of a new order into
+  // `c`; false once refused.
+  bool ReadNewOrderTerms(int s, const Message& m, exchange::Command* c);
   void OnCancel(int s, const Message& m, bool replace);
+  // The session's order a cancel or replace names (by OrderID(37), else
+  // OrigClOrdID(41)), or nullptr: unknown, or *handled when the request
+  // was held for its order's acknowledgement or refused.
+  const OrderRecord* CancelTarget(int s, const Message& m, bool replace,
+                                  bool* handled);
+  // A replace's price and quantity into `c`; false once refused.
+  bool ReadReplace(int s, const Message& m, const OrderRecord& o,
+                   exchange::Command* c);
   void OnMassCancel(int s, const Message& m);
   void OnOrderStatus(int s, const Message& m);
+  // The order of `account` with OrderID `order_id_text` (when not null),
+  // else the one that carried client order id `clordid` today; or nullptr.
+  const OrderRecord* OwnOrder(exchange::AccountId account,
+                              const std::string* order_id_text,
+                              uint64_t clordid) const;
+  // True (and a BusinessMessageReject sent) when session s may not trade.
+  bool TradeDenied(int s, const Message& m, const std::string& clordid);
+  bool Submit(int s, const exchange::Command& c, const Message& m,
+              const std::string& ref_id);
+  void RejectNew(int s, const Message& m, int reason, const std::string& text);
+  void RejectCancel(int s, const Message& m, bool replace,
+                    const OrderRecord* o, int reason, const std::string& text);
+
+  // Clearing (position_reports.h, collateral_inquiry.h).
   void OnRequestForPositions(int s, const Message& m);
-  // CollateralInquiry (BB): collateral_inquiry.h.
   void OnCollateralInquiry(int s, const Message& m);
+
+  // Market data (market_data_publisher.cc).
   void OnMarketDataRequest(int s, const Message& m);
+  // The entry types and symbols of a book or trades MarketDataRequest;
+  // false once refused.
+  bool ReadBookRequest(int s, const Message& m, bool* book, bool* trades,
+                       std::vector<const InstrumentInfo*>* symbols);
+  // True when session s may add `n` subscriptions of `req_id`; else
+  // refuses the request.
+  bool MaySubscribe(int s, const std::string& req_id, std::size_t n);
+  // A W of one instrument's book (`depth` levels, 0 = all) and trades.
+  Message BookSnapshot(const std::string& req_id, const InstrumentInfo& info,
+                       bool book, bool trades, std::size_t depth) const;
   // A MarketDataRequest naming MDEntryType 3 (index value).
   void OnIndexRequest(int s, const Message& m, bool subscribe);
   // The grade of index symbol `symbol` ("CFX-B200-STD"), or -1.
@@ -168,46 +188,75 @@ class FixGateway final : private Handler {
                         const index::Print* print) const;
   void OnSecurityList(int s, const Message& m);
   void OnSecurityStatus(int s, const Message& m);
-  bool Submit(int s, const exchange::Command& c, const Message& m,
-              const std::string& ref_id);
+  void MarketDataReject(int s, const std::string& req_id, int reason,
+                        const std::string& text);
+  // The incremental entry of a book or trade event, kept until the
+  // command's entries are flushed. `level` is what the store changed.
+  void MarketData(const exchange::Event& e, BookLevelChange level);
+  void FlushMarketData();
+  // SecurityStatus (f) to the subscribers of an instrument whose state
+  // changed.
+  void PublishSecurityStatus(const exchange::Event& e);
+  // A spot slot listed again: subscriptions to its previous listing end.
+  void EndSubscriptions(exchange::InstrumentId instrument);
+
+  // Execution reports (execution_report_publisher.cc): events to
+  // ExecutionReports, cancel rejects, mass cancel reports and drop copies.
+  void OnOrderAccepted(const exchange::Event& e);
+  void OnTrade(const exchange::Event& e);
+  void OnOrderCancelled(const exchange::Event& e);
+  // `previous` is the order's client order id before the replace.
+  void OnOrderReplaced(const exchange::Event& e, uint64_t previous);
+  void OnOrderRestated(const exchange::Event& e);
+  void OnMassCancelDone(const exchange::Event& e);
+  void OnRejected(const exchange::Event& e);
+  void OnNewOrderRejected(const exchange::Event& e, const std::string& reason);
+  void OnCancelRejected(const exchange::Event& e, const std::string& reason);
+  void OnMassCancelRejected(const exchange::Event& e,
+                            const std::string& reason);
+  // The trading day is over: forget the ClOrdID texts no order needs.
+  void OnDayEnded();
+  // The request of (a, c) of `kind` in flight, taken out of pending_.
+  std::unique_ptr<Pending> TakePending(exchange::AccountId a,
+                                       exchange::ClientOrderId c, char kind);
+  // Requests held for the acknowledgement of (a, c) go to Poll().
+  void ReleaseHeld(exchange::AccountId a, exchange::ClientOrderId c);
+  // True iff a session of `account` is active (SessionState::active).
+  bool Watched(exchange::AccountId account) const;
+  void SendToAccount(exchange::AccountId account, const Message& m);
+  // True iff a session of the clearing member of `account` is active; its
+  // sessions are then in *sessions.
+  bool DropCopyWatched(exchange::AccountId account,
+                       const std::vector<int>** sessions) const;
+  void DropCopy(const exchange::Event& e, bool counter);
+  // A busted spot trade (DESIGN.md §2): ExecType=H to both sides and to
+  // their clearing members' drop copy.
+  void TradeBust(const exchange::Event& e);
+  void SendDropCopy(const OrderRecord& o, const Message& r);
+  Message ExecReport(const OrderRecord& o, char type, const exchange::Event& e);
+  // ExecReport of type `type` with the fill's LastQty, LastPx, TrdMatchID.
+  Message FillReport(const OrderRecord& o, char type, const exchange::Event& e,
+                     exchange::Price price, exchange::Quantity quantity);
+  std::string NextExecId(exchange::Seq seq);
+
+  // Sessions and transport (fix_gateway.cc).
   // engine_->Send, counted in the metrics.
   void Send(int s, const Message& m);
   void SetSessionsMetric();
   void BusinessReject(int s, const Message& m, int reason,
                       const std::string& ref_id, const std::string& text);
-  void RejectNew(int s, const Message& m, int reason, const std::string& text);
-  void RejectCancel(int s, const Message& m, bool replace, const Order* o,
-                    int reason, const std::string& text);
-  void MarketDataReject(int s, const std::string& req_id, int reason,
-                        const std::string& text);
-
-  // Events.
-  void ApplyToOrders(const exchange::Event& e);
-  void Report(const exchange::Event& e);
-  void MarketData(const exchange::Event& e);
-  // True iff a session of `account` is active (SessionState::active).
-  bool Watched(exchange::AccountId account) const;
-  void SendToAccount(exchange::AccountId account, const Message& m);
-  void DropCopy(const exchange::Event& e, bool counter);
-  // A busted spot trade (DESIGN.md §2): ExecType=H to both sides and to
-  // their clearing members' drop copy.
-  void TradeBust(const exchange::Event& e);
-  void SendDropCopy(const Order& o, const Message& r);
-  Message ExecReport(const Order& o, char type, const exchange::Event& e);
-  void FlushMarketData();
-
-  // ClOrdIDs.
-  uint64_t ClientOrderIdOf(exchange::AccountId account, const std::string& text,
-                           bool remember);
-  std::string ClOrdIdText(exchange::AccountId account, uint64_t id) const;
-  void FlushClOrdIdFile();
-
-  // Transport.
   void Accept();
   void StartRead(const std::shared_ptr<Connection>& c);
   void Flush(const std::shared_ptr<Connection>& c);
   void Gone(const std::shared_ptr<Connection>& c);
-  std::string NextExecId(exchange::Seq seq);
+
+  // ClOrdIDs (fix_gateway.cc).
+  std::string ClOrdIdText(exchange::AccountId account, uint64_t id) const;
+  // Keeps the text of a hashed ClOrdID (and appends it to the file once
+  // live).
+  void RememberClOrdIdText(exchange::AccountId account, uint64_t id,
+                           const std::string& text);
+  void FlushClOrdIdFile();
 
   asio::io_context& io_;
   FixGatewayDeps deps_;
@@ -227,29 +276,21 @@ class FixGateway final : private Handler {
   std::vector<std::vector<int>> by_account_;  // account id -> sessions
   std::unordered_map<std::string, std::vector<int>> by_clearing_member_;
 
-  std::unordered_map<uint64_t, Order> orders_;
+  OrderView orders_{true};  // with the ClOrdID index
   // The orders on both sides of each spot trade, as they stood at the
   // trade, until a bust or until the instrument's slot is listed again (the
   // order view forgets finished orders at each session end).
   struct SpotFill {
-    Order buy;
-    Order sell;
+    OrderRecord buy;
+    OrderRecord sell;
     exchange::Price price;
     exchange::Quantity quantity;
   };
   std::unordered_map<uint64_t, SpotFill> spot_fills_;  // by trade id
   // A clearing member's session is active: fills are drop-copied.
   bool drop_copy_active_ = false;
-  // Consecutive client order ids of one account land in consecutive
-  // buckets (the table is walked in order, not at random: scrambling the
-  // key cost 1.3 us per order in cache misses at a million orders).
-  struct KeyHash {
-    std::size_t operator()(const std::pair<uint32_t, uint64_t>& k) const {
-      return static_cast<std::size_t>(k.second + (uint64_t{k.first} << 40));
-    }
-  };
-  using Key = std::pair<uint32_t, uint64_t>;  // (account, client order id)
-  std::unordered_map<Key, uint64_t, KeyHash> order_by_clordid_;
+  using Key = ClientOrderKey;  // (account, client order id)
+  using KeyHash = ClientOrderKeyHash;
   std::unordered_map<Key, std::string, KeyHash> clordid_text_;
   std::unordered_map<Key, std::unique_ptr<Pending>, KeyHash> pending_;
   std::unordered_map<uint64_t, Key> pending_cancel_by_order_;
@@ -275,23 +316,6 @@ class FixGateway final : private Handler {
   int64_t last_tick_ns_ = 0;
 };
 
-// The engine client order id of a FIX ClOrdID (docs/fix.md): 1-18 digits
-// without a leading zero are the number itself; anything else is FNV-1a 64
-// with the top bit set. 0 for an invalid ClOrdID (empty, over 20
-// characters, or not printable ASCII without spaces).
-uint64_t ClientOrderIdForClOrdId(std::string_view text);
-
-// A FIX price ("5.80") in engine units, or nullopt (docs/fix.md: at most 4
-// decimals, no sign or exponent).
-std::optional<int64_t> ParseFixPrice(std::string_view text);
-// A FIX quantity ("5", "5.0") in lots, or nullopt (not a positive whole
-// number).
-std::optional<int64_t> ParseFixQuantity(std::string_view text);
-// Average price `notional` / `lots` (notional in engine price units x lots),
-// rounded half-even to 6 decimal places, e.g. "5.805". "0" when lots is 0.
-std::string FormatAvgPx(Int128 notional, int64_t lots);
-// "YYYYMMDD-HH:MM:SS.sss" UTC.
-std::string FormatFixTime(exchange::Timestamp t);
 // The NoMDEntries(268) entry of an index print (docs/fix.md, "Index
 // values"): 269=3; 270 MDEntryPx = the value (absent when there is none);
 // 272 MDEntryDate and 273 MDEntryTime = the fixing instant `fixing_ns` in

@@ -26,14 +26,15 @@ void CopyLevels(const Map& levels, std::size_t max_levels,
 }
 
 template <typename Map>
-void SetLevel(Map& levels, const exchange::Event& e) {
+BookLevelChange SetLevel(Map& levels, const exchange::Event& e) {
   if (e.quantity.lots <= 0) {
     levels.erase(e.price.units);
-    return;
+    return BookLevelChange::kDelete;
   }
-  auto& level = levels[e.price.units];
-  level.lots = e.quantity.lots;
-  level.orders = e.count;
+  const auto [it, added] = levels.try_emplace(e.price.units);
+  it->second.lots = e.quantity.lots;
+  it->second.orders = e.count;
+  return added ? BookLevelChange::kNew : BookLevelChange::kChange;
 }
 
 }  // namespace
@@ -75,25 +76,22 @@ const MarketDataStore::Book* MarketDataStore::Find(InstrumentId id) const {
   return &books_[id.value];
 }
 
-void MarketDataStore::OnEvent(const exchange::Event& e) {
+BookLevelChange MarketDataStore::OnEvent(const exchange::Event& e) {
   if (e.seq > last_seq_) last_seq_ = e.seq;
   switch (e.type) {
     case EventType::kBookLevel: {
       Book* book = Find(e.instrument);
-      if (book == nullptr) return;
-      if (e.side == Side::kBuy) {
-        SetLevel(book->bids, e);
-      } else if (e.side == Side::kSell) {
-        SetLevel(book->asks, e);
-      }
-      return;
+      if (book == nullptr) return BookLevelChange::kNone;
+      if (e.side == Side::kBuy) return SetLevel(book->bids, e);
+      if (e.side == Side::kSell) return SetLevel(book->asks, e);
+      return BookLevelChange::kNone;
     }
     case EventType::kTrade: {
       Book* book = Find(e.instrument);
-      if (book == nullptr) return;
+      if (book == nullptr) return BookLevelChange::kNone;
       book->last_price = e.price;
       book->volume.lots += e.quantity.lots;
-      if (trades_kept_ == 0) return;
+      if (trades_kept_ == 0) return BookLevelChange::kNone;
       const TradeRecord trade{e.trade_id, e.seq,      e.ts,
                               e.price,    e.quantity, e.side};
       if (book->trades.size() < trades_kept_) {
@@ -102,23 +100,23 @@ void MarketDataStore::OnEvent(const exchange::Event& e) {
         book->trades[book->next_trade] = trade;
       }
       book->next_trade = (book->next_trade + 1) % trades_kept_;
-      return;
+      return BookLevelChange::kNone;
     }
     case EventType::kInstrumentStateChanged: {
       Book* book = Find(e.instrument);
       if (book != nullptr) book->state = e.state;
-      return;
+      return BookLevelChange::kNone;
     }
     case EventType::kReferencePriceSet: {
       Book* book = Find(e.instrument);
       if (book != nullptr) book->reference_price = e.price;
-      return;
+      return BookLevelChange::kNone;
     }
     case EventType::kInstrumentListed: {
       // A spot slot starts a new instrument: nothing of the previous
       // listing remains.
       Book* book = Find(e.instrument);
-      if (book == nullptr) return;
+      if (book == nullptr) return BookLevelChange::kNone;
       book->state = e.state;
       book->reference_price = e.price;
       book->last_price = Price{};
@@ -127,18 +125,11 @@ void MarketDataStore::OnEvent(const exchange::Event& e) {
       book->asks.clear();
       book->trades.clear();
       book->next_trade = 0;
-      return;
+      return BookLevelChange::kNone;
     }
     default:
-      return;
+      return BookLevelChange::kNone;
   }
-}
-
-bool MarketDataStore::HasLevel(InstrumentId id, Side side, Price price) const {
-  const Book* b = Find(id);
-  if (b == nullptr) return false;
-  return side == Side::kBuy ? b->bids.count(price.units) != 0
-                            : b->asks.count(price.units) != 0;
 }
 
 void MarketDataStore::Levels(InstrumentId id, Side side, std::size_t max_levels,

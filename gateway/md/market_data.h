@@ -29,6 +29,12 @@ struct TradeRecord {
   exchange::Side aggressor = exchange::Side::kNone;
 };
 
+// What MarketDataStore::OnEvent() did to a book's price level: a
+// kBookLevel event adds a level (kNew), changes one (kChange) or removes
+// one (kDelete, a quantity of 0, also when the level was not there); every
+// other event, and a level of an unknown instrument, is kNone.
+enum class BookLevelChange : uint8_t { kNone, kNew, kChange, kDelete };
+
 // Public, anonymous market data per instrument, built from durable engine
 // events: L2 books, recent trades, state, reference price, last price and
 // the volume traded since start. Nothing here identifies an account, an
@@ -53,18 +59,16 @@ class MarketDataStore {
   // Applies one durable event: kBookLevel, kTrade, kInstrumentStateChanged,
   // kReferencePriceSet and kInstrumentListed (a spot slot's new listing:
   // its book, trades, last price and volume start afresh) change the store;
-  // every other type only advances last_seq(). REQUIRES: events arrive in
-  // seq order.
-  void OnEvent(const exchange::Event& e);
+  // every other type only advances last_seq(). Returns what it did to a
+  // price level, so that incremental market data follow the store without
+  // reading its state before the event. REQUIRES: events arrive in seq
+  // order.
+  BookLevelChange OnEvent(const exchange::Event& e);
 
   // Replaces `*out` with the levels of one side, best first (bids highest
   // first, asks lowest first), at most `max_levels` of them (0 = all).
   void Levels(exchange::InstrumentId id, exchange::Side side,
               std::size_t max_levels, std::vector<BookLevel>* out) const;
-
-  // True iff a level of `side` at `price` is in the book.
-  bool HasLevel(exchange::InstrumentId id, exchange::Side side,
-                exchange::Price price) const;
 
   // Replaces `*out` with up to `max` most recent trades, oldest first.
   void RecentTrades(exchange::InstrumentId id, std::size_t max,

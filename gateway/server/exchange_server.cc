@@ -160,8 +160,7 @@ void ExchangeServer::Impl::Run() {
   auto last_metrics = std::chrono::steady_clock::now();
   auto on_event = [&](const Event& e) {
     instruments->OnEvent(e);  // first: the others name instruments by it
-    fix->OnEvent(e);  // before md: it reads the book as it was before `e`
-    md->OnEvent(e);
+    fix->OnEvent(e, md->OnEvent(e));  // incrementals from the store's change
     gateway->OnEvent(e);
     index->OnEvent(e);       // new prints reach the gateways via on_print
     settlement->OnEvent(e);  // runs reach the engine via on_run
@@ -362,8 +361,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     Status st = exchange::ReplayEvents(s.pipeline->journal(), s.config.engine,
                                        Seq{0}, last, [&s](const Event& e) {
                                          s.instruments->OnEvent(e);
-                                         s.fix->OnEvent(e);
-                                         s.md->OnEvent(e);
+                                         s.fix->OnEvent(e, s.md->OnEvent(e));
                                          s.gateway->OnEvent(e);
                                          s.index->OnEvent(e);
                                          s.settlement->OnEvent(e);

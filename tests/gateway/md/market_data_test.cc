@@ -119,6 +119,21 @@ TEST(MarketDataStore, BookLevelAddsUpdatesAndRemovesALevel) {
   EXPECT_EQ(md.last_seq(), exchange::Seq{3});
 }
 
+TEST(MarketDataStore, OnEventReturnsTheLevelChangeItApplied) {
+  MarketDataStore md(TwoInstruments());
+  EXPECT_EQ(md.OnEvent(Level(1, kZ6, Side::kSell, 58'100, 5, 1)),
+            BookLevelChange::kNew);
+  EXPECT_EQ(md.OnEvent(Level(2, kZ6, Side::kSell, 58'100, 7, 2)),
+            BookLevelChange::kChange);
+  EXPECT_EQ(md.OnEvent(Level(3, kZ6, Side::kSell, 58'100, 0, 0)),
+            BookLevelChange::kDelete);
+  EXPECT_EQ(md.OnEvent(Level(4, kZ6, Side::kSell, 58'100, 3, 1)),
+            BookLevelChange::kNew);
+  EXPECT_EQ(md.OnEvent(Level(5, exchange::InstrumentId{99}, Side::kSell,
+                             58'100, 3, 1)),
+            BookLevelChange::kNone);
+}
+
 TEST(MarketDataStore, LevelsAreBestFirstAndCapped) {
   MarketDataStore md(TwoInstruments());
   uint64_t seq = 0;

@@ -1,0 +1,215 @@
+#include "gateway/fix/fix_fields.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <ctime>
+
+#include "gateway/fix/fix_tags.h"
+
+namespace cfx::gateway::fix {
+
+using exchange::TimeInForce;
+
+namespace {
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+constexpr std::size_t kMaxClOrdIdLength = 20;
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+char TifChar(TimeInForce t) {
+  switch (t) {
+    case TimeInForce::kGtc:
+      return '1';
+    case TimeInForce::kIoc:
+      return '3';
+    case TimeInForce::kFok:
+      return '4';
+    case TimeInForce::kGtd:
+      return '6';
+    default:
+      return '0';
+  }
+}
+
+std::optional<TimeInForce> TifOf(const std::string* v) {
+  if (v == nullptr) return TimeInForce::kDay;
+  if (v->size() != 1) return std::nullopt;
+  switch ((*v)[0]) {
+    case '0':
+      return TimeInForce::kDay;
+    case '1':
+      return TimeInForce::kGtc;
+    case '3':
+      return TimeInForce::kIoc;
+    case '4':
+      return TimeInForce::kFok;
+    case '6':
+      return TimeInForce::kGtd;
+    default:
+      return std::nullopt;
+  }
+}
+
+
+char OrdStatusOf(OrderState s) {
+  switch (s) {
+    case OrderState::kPartiallyFilled:
+      return ord_status::kPartiallyFilled;
+    case OrderState::kFilled:
+      return ord_status::kFilled;
+    case OrderState::kCanceled:
+      return ord_status::kCanceled;
+    case OrderState::kExpired:
+      return ord_status::kExpired;
+    default:
+      return ord_status::kNew;
+  }
+}
+
+const std::string& Get(const Message& m, int tag) {
+  static const std::string kEmpty;
+  const std::string* v = m.Find(tag);
+  return v == nullptr ? kEmpty : *v;
+}
+
+std::optional<uint64_t> ParseU64(std::string_view s) {
+  if (!IsDigits(s) || s.size() > 19) return std::nullopt;
+  uint64_t v = 0;
+  auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "YYYYMMDD-HH:MM:SS" with an optional fraction of 1 to 9 digits.
+std::optional<int64_t> ParseFixTime(std::string_view s) {
+  if (s.size() < 17 || s[8] != '-' || s[11] != ':' || s[14] != ':') {
+    return std::nullopt;
+  }
+  auto num = [&](std::size_t at, std::size_t n) -> int {
+    int v = 0;
+    for (std::size_t i = at; i < at + n; ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  std::tm tm{};
+  const int year = num(0, 4), mon = num(4, 2), day = num(6, 2);
+  const int h = num(9, 2), m = num(12, 2), sec = num(15, 2);
+  if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > 31 || h < 0 ||
+      h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60) {
+    return std::nullopt;
+  }
+  int64_t frac = 0;
+  if (s.size() > 17) {
+    if (s[17] != '.' || s.size() == 18 || s.size() > 27) return std::nullopt;
+    std::size_t digits = s.size() - 18;
+    for (std::size_t i = 18; i < s.size(); ++i) {
+      if (s[i] < '0' || s[i] > '9') return std::nullopt;
+      frac = frac * 10 + (s[i] - '0');
+    }
+    for (; digits < 9; ++digits) frac *= 10;
+  }
+  tm.tm_year = year - 1900;
+  tm.tm_mon = mon - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = h;
+  tm.tm_min = m;
+  tm.tm_sec = sec;
+  const time_t t = timegm(&tm);
+  return int64_t{t} * kNanosPerSecond + frac;
+}
+
+uint64_t ClientOrderIdForClOrdId(std::string_view text) {
+  if (text.empty() || text.size() > kMaxClOrdIdLength) return 0;
+  for (char c : text) {
+    if (c <= ' ' || c > '~') return 0;
+  }
+  if (text.size() <= 18 && IsDigits(text) && text[0] != '0') {
+    return *ParseU64(text);
+  }
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h | (uint64_t{1} << 63);
+}
+
+std::optional<int64_t> ParseFixPrice(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  if (!IsDigits(whole) || whole.size() > 14) return std::nullopt;
+  std::string_view frac;
+  if (dot != std::string_view::npos) {
+    frac = text.substr(dot + 1);
+    if (!IsDigits(frac)) return std::nullopt;
+    // Trailing zeros beyond 4 places carry no value ("5.800000").
+    while (frac.size() > 4 && frac.back() == '0') frac.remove_suffix(1);
+    if (frac.size() > 4) return std::nullopt;
+  }
+  int64_t v =
+      static_cast<int64_t>(*ParseU64(whole)) * exchange::kPriceUnitsPerUsd;
+  int64_t scale = exchange::kPriceUnitsPerUsd / 10;
+  for (char c : frac) {
+    v += (c - '0') * scale;
+    scale /= 10;
+  }
+  return v;
+}
+
+std::optional<int64_t> ParseFixQuantity(std::string_view text) {
+  const std::size_t dot = text.find('.');
+  const std::string_view whole = text.substr(0, dot);
+  if (dot != std::string_view::npos) {
+    const std::string_view frac = text.substr(dot + 1);
+    if (frac.empty() || !std::all_of(frac.begin(), frac.end(),
+                                     [](char c) { return c == '0'; })) {
+      return std::nullopt;
+    }
+  }
+  const auto v = ParseU64(whole);
+  if (!v || *v == 0 || *v > static_cast<uint64_t>(INT64_MAX)) {
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(*v);
+}
+
+std::string FormatAvgPx(Int128 notional, int64_t lots) {
+  if (lots <= 0) return "0";
+  // Engine units are 1e-4 USD; six places are 1e-6: scale by 100.
+  const Int128 num = notional * 100;
+  Int128 q = num / lots;
+  const Int128 r = num % lots;
+  if (2 * r > lots || (2 * r == lots && (q & 1) != 0)) ++q;
+  const int64_t micros = static_cast<int64_t>(q);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%lld.%06lld",
+                static_cast<long long>(micros / 1'000'000),
+                static_cast<long long>(micros % 1'000'000));
+  std::string s = buf;
+  while (s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+std::string FormatFixTime(exchange::Timestamp t) {
+  const time_t secs = static_cast<time_t>(t.nanos / kNanosPerSecond);
+  const int millis = static_cast<int>((t.nanos % kNanosPerSecond) / 1'000'000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d:%02d:%02d.%03d",
+                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                tm.tm_min, tm.tm_sec, millis);
+  return buf;
+}
+
+}  // namespace cfx::gateway::fix
