@@ -5,6 +5,7 @@
 
 #include <quickfix/Exceptions.h>
 #include <quickfix/Fields.h>
+#include <quickfix/FixValues.h>
 
 #include <cstdint>
 #include <memory>
@@ -117,7 +118,7 @@ void QuickFixEngine::DispatchLogon(Connection* connection,
   const std::string msg_type = header.isSetField(FIX::FIELD::MsgType)
                                    ? header.getField(FIX::FIELD::MsgType)
                                    : std::string();
-  if (msg_type != "A") {
+  if (msg_type != FIX::MsgType_Logon) {
     CloseConnection(connection, "first message is not a Logon (35=" +
                                     Printable(msg_type) + ")");
     return;

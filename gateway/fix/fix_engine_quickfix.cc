@@ -21,6 +21,7 @@
 #include <quickfix/Exceptions.h>
 #include <quickfix/FieldTypes.h>
 #include <quickfix/Fields.h>
+#include <quickfix/FixValues.h>
 #include <quickfix/TimeRange.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -426,7 +427,7 @@ void QuickFixEngine::ToAdmin(int session, FIX::Message& message) {
   if (slot.logout_text.empty()) return;
   const FIX::Header& header = message.getHeader();
   if (header.isSetField(FIX::FIELD::MsgType) &&
-      header.getField(FIX::FIELD::MsgType) == "5") {
+      header.getField(FIX::FIELD::MsgType) == FIX::MsgType_Logout) {
     // QuickFIX prefixes a RejectLogon's reason with "Rejected Logon
     // Attempt: "; the client gets the reason alone.
     message.setField(FIX::Text(slot.logout_text));
@@ -437,7 +438,7 @@ void QuickFixEngine::ToAdmin(int session, FIX::Message& message) {
 void QuickFixEngine::FromAdmin(int session, const FIX::Message& message) {
   const FIX::Header& header = message.getHeader();
   if (!header.isSetField(FIX::FIELD::MsgType) ||
-      header.getField(FIX::FIELD::MsgType) != "A") {
+      header.getField(FIX::FIELD::MsgType) != FIX::MsgType_Logon) {
     return;
   }
   SessionSlot& slot = *slots_[static_cast<std::size_t>(session)];
