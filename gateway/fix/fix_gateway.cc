@@ -3,7 +3,7 @@
 // FixGateway: creation, the TCP transport under the QuickFIX session layer,
 // logons and the message dispatch, and the ClOrdID texts. Order entry,
 // execution reports, market data and clearing reports live in their own
-// files (fix_gateway_state.h lists them).
+// files (fix_gateway.h lists them).
 
 #include <fcntl.h>
 #include <openssl/crypto.h>

@@ -76,6 +76,15 @@ struct FixGatewayDeps {
 // text is kept (and appended to <dir>/clordids, so reports after a restart
 // still carry it).
 //
+// Orders are the day's order view shared with the protobuf gateway
+// (gateway/session/order_view.h), and who may see which account's clearing
+// results is gateway/session/visibility.h. The class is implemented by
+// concern: fix_gateway.cc (creation, transport, logons, dispatch, ClOrdID
+// texts), order_entry_adapter.cc (requests to Commands),
+// execution_report_publisher.cc (events to reports and drop copies),
+// market_data_publisher.cc (snapshots, incrementals, index values, security
+// status), and position_reports.h / collateral_inquiry.h (clearing).
+//
 // Thread: the gateway thread (io, OnEvent, Poll). Memory: one record per
 // order accepted today or still resting, one per ClOrdID text.
 class FixGateway final : private Handler {
@@ -276,7 +285,7 @@ class FixGateway final : private Handler {
   std::vector<std::vector<int>> by_account_;  // account id -> sessions
   std::unordered_map<std::string, std::vector<int>> by_clearing_member_;
 
-  OrderView orders_{true};  // with the ClOrdID index
+  OrderView orders_{/*index_client_order_ids=*/true};
   // The orders on both sides of each spot trade, as they stood at the
   // trade, until a bust or until the instrument's slot is listed again (the
   // order view forgets finished orders at each session end).
