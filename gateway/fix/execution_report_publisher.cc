@@ -181,6 +181,13 @@ void FixGateway::OnOrderAccepted(const Event& e) {
 
 void FixGateway::OnTrade(const Event& e) {
   if (!live_) return;
+  const InstrumentInfo* info = instruments_.Get(e.instrument);
+  const bool spot = info != nullptr && info->spot_slot;
+  // No report to send and no fill to keep: the orders are not looked up.
+  if (!spot && !drop_copy_active_ && !Watched(e.account) &&
+      !Watched(e.counter_account)) {
+    return;
+  }
   const OrderRecord* a = orders_.Find(e.order_id);
   const OrderRecord* c = orders_.Find(e.counter_order_id);
   for (const OrderRecord* o : {a, c}) {
@@ -190,13 +197,10 @@ void FixGateway::OnTrade(const Event& e) {
   }
   DropCopy(e, false);
   DropCopy(e, true);
-  if (a != nullptr && c != nullptr) {
-    const InstrumentInfo* info = instruments_.Get(e.instrument);
-    if (info != nullptr && info->spot_slot) {
-      const bool a_buys = e.side == Side::kBuy;
-      spot_fills_[e.trade_id.value] =
-          SpotFill{a_buys ? *a : *c, a_buys ? *c : *a, e.price, e.quantity};
-    }
+  if (a != nullptr && c != nullptr && spot) {
+    const bool a_buys = e.side == Side::kBuy;
+    spot_fills_[e.trade_id.value] =
+        SpotFill{a_buys ? *a : *c, a_buys ? *c : *a, e.price, e.quantity};
   }
 }
 
