@@ -220,10 +220,11 @@ void FixGateway::OnOrderCancelled(const Event& e) {
     }
   }
   if (!live_ || !Watched(o->account)) return;
-  Message r = ExecReport(*o,
-                         o->state == OrderState::kExpired ? exec_type::kExpired
-                                                          : exec_type::kCanceled,
-                         e);
+  Message r =
+      ExecReport(*o,
+                 o->state == OrderState::kExpired ? exec_type::kExpired
+                                                  : exec_type::kCanceled,
+                 e);
   if (p != nullptr) {
     for (Field& f : r.fields) {
       if (f.tag == tag::kClOrdID) f.value = p->clordid;
@@ -362,9 +363,9 @@ void FixGateway::OnDayEnded() {
   // (unique per day): so do the ClOrdID texts.
   for (auto it = clordid_text_.begin(); it != clordid_text_.end();) {
     const bool keep =
-        orders_.FindByClientOrderId(AccountId{it->first.first},
-                                    exchange::ClientOrderId{it->first.second}) !=
-            nullptr ||
+        orders_.FindByClientOrderId(
+            AccountId{it->first.first},
+            exchange::ClientOrderId{it->first.second}) != nullptr ||
         pending_.count(it->first) != 0;
     it = keep ? std::next(it) : clordid_text_.erase(it);
   }

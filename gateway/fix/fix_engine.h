@@ -3,8 +3,8 @@
 // The boundary between the QuickFIX island and the rest of the exchange.
 //
 // QuickFIX 1.15.1 headers compile only as C++14 (STYLE.md §10), so QuickFIX
-// is included by gateway/fix/*_quickfix.cc alone. This header is C++14 and
-// holds no QuickFIX types: messages cross it as plain tag/value structs, and
+// is included by gateway/fix/*_quickfix.{h,cc} alone. This header is C++14
+// and holds no QuickFIX types: messages cross it as plain tag/value structs, and
 // the transport (sockets) stays on the C++20 side, which hands the engine
 // bytes and receives bytes to write.
 //

@@ -302,9 +302,8 @@ void QuickFixEngine::ApplyWindow(SessionSlot& slot) {
   int64_t created = 0;
   int64_t created_window = 0;
   int64_t now_window = 0;
-  const bool created_in =
-      stores_->CreationNs(slot.client_comp_id, &created) &&
-      WindowOf(created, &created_window);
+  const bool created_in = stores_->CreationNs(slot.client_comp_id, &created) &&
+                          WindowOf(created, &created_window);
   const bool now_in = WindowOf(clock_(), &now_window);
   if (created_in == now_in && (!now_in || created_window == now_window)) {
     return;

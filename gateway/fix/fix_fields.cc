@@ -57,7 +57,6 @@ std::optional<TimeInForce> TifOf(const std::string* v) {
   }
 }
 
-
 char OrdStatusOf(OrderState s) {
   switch (s) {
     case OrderState::kPartiallyFilled:

@@ -496,9 +496,10 @@ void FixGateway::OnCollateralInquiry(int s, const Message& m) {
 
 void FixGateway::RememberClOrdIdText(AccountId account, uint64_t id,
                                      const std::string& text) {
-  if ((id >> 63) != 0 && clordid_text_.emplace(Key{account.value, id}, text).second &&
-      live_) {
-    clordid_buffer_ += Str(uint64_t{account.value}) + ' ' + Str(id) + ' ' + text + '\n';
+  if ((id >> 63) != 0 &&
+      clordid_text_.emplace(Key{account.value, id}, text).second && live_) {
+    clordid_buffer_ +=
+        Str(uint64_t{account.value}) + ' ' + Str(id) + ' ' + text + '\n';
   }
 }
 
@@ -524,6 +525,5 @@ void FixGateway::FlushClOrdIdFile() {
   }
   clordid_buffer_.clear();
 }
-
 
 }  // namespace cfx::gateway::fix

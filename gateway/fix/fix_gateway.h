@@ -169,8 +169,8 @@ class FixGateway final : private Handler {
   bool Submit(int s, const exchange::Command& c, const Message& m,
               const std::string& ref_id);
   void RejectNew(int s, const Message& m, int reason, const std::string& text);
-  void RejectCancel(int s, const Message& m, bool replace,
-                    const OrderRecord* o, int reason, const std::string& text);
+  void RejectCancel(int s, const Message& m, bool replace, const OrderRecord* o,
+                    int reason, const std::string& text);
 
   // Clearing (position_reports.h, collateral_inquiry.h).
   void OnRequestForPositions(int s, const Message& m);

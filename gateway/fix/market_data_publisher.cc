@@ -102,7 +102,6 @@ void FixGateway::MarketDataReject(int s, const std::string& req_id, int reason,
   Send(s, r);
 }
 
-
 // ------------------------------------------------------------ book requests
 
 void FixGateway::OnMarketDataRequest(int s, const Message& m) {
@@ -221,8 +220,7 @@ bool FixGateway::ReadBookRequest(int s, const Message& m, bool* book,
   return true;
 }
 
-bool FixGateway::MaySubscribe(int s, const std::string& req_id,
-                              std::size_t n) {
+bool FixGateway::MaySubscribe(int s, const std::string& req_id, std::size_t n) {
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
   for (const auto& x : ss.md) {
     if (x.req_id == req_id) {
@@ -391,7 +389,6 @@ void FixGateway::OnIndexPrint(const index::Print& print) {
   }
 }
 
-
 // ------------------------------------------------------------- securities
 
 void FixGateway::OnSecurityList(int s, const Message& m) {
@@ -503,7 +500,6 @@ void FixGateway::OnSecurityStatus(int s, const Message& m) {
   Send(s, f);
 }
 
-
 void FixGateway::PublishSecurityStatus(const Event& e) {
   if (!live_) return;
   const InstrumentInfo* info = instruments_.Get(e.instrument);
@@ -555,7 +551,7 @@ void FixGateway::MarketData(const Event& e, BookLevelChange level) {
   if (e.type == EventType::kBookLevel) {
     // MDUpdateAction(279): 0 new, 1 change, 2 delete.
     const bool gone = e.quantity.lots <= 0;
-    const char* action = gone                                 ? "2"
+    const char* action = gone                                ? "2"
                          : level == BookLevelChange::kChange ? "1"
                                                              : "0";
     entry.push_back({tag::kMDUpdateAction, action});

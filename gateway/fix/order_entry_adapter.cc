@@ -48,7 +48,6 @@ bool FixGateway::Submit(int s, const Command& c, const Message& m,
   return true;
 }
 
-
 bool FixGateway::TradeDenied(int s, const Message& m,
                              const std::string& clordid) {
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];
@@ -66,8 +65,7 @@ const OrderRecord* FixGateway::OwnOrder(AccountId account,
                                        exchange::ClientOrderId{clordid});
   }
   const auto oid = ParseU64(*order_id_text);
-  const OrderRecord* o =
-      oid ? orders_.Find(exchange::OrderId{*oid}) : nullptr;
+  const OrderRecord* o = oid ? orders_.Find(exchange::OrderId{*oid}) : nullptr;
   return o != nullptr && o->account == account ? o : nullptr;
 }
 
@@ -113,7 +111,6 @@ void FixGateway::RejectCancel(int s, const Message& m, bool replace,
   r.Add(tag::kTransactTime, FormatFixTime(deps_.clock->Now()));
   Send(s, r);
 }
-
 
 // --------------------------------------------------------------- new order
 
@@ -189,10 +186,9 @@ bool FixGateway::ReadNewOrderPrice(int s, const Message& m, bool market,
     return true;
   }
   if (price_text == nullptr) {
-    BusinessReject(s, m,
-                   business_reject_reason::kConditionallyRequiredFieldMissing,
-                   Get(m, tag::kClOrdID),
-                   "Price(44) is required on a limit order");
+    BusinessReject(
+        s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
+        Get(m, tag::kClOrdID), "Price(44) is required on a limit order");
     return false;
   }
   const auto p = ParseFixPrice(*price_text);
@@ -219,11 +215,11 @@ bool FixGateway::ReadNewOrderTerms(int s, const Message& m, Command* c) {
   int64_t expire_ns = 0;
   if (*tif == TimeInForce::kGtd) {
     if (expire == nullptr) {
-      BusinessReject(
-          s, m, business_reject_reason::kConditionallyRequiredFieldMissing,
-          Get(m, tag::kClOrdID),
-          "ExpireTime(126) is required with TimeInForce 6 "
-          "(GTD)");
+      BusinessReject(s, m,
+                     business_reject_reason::kConditionallyRequiredFieldMissing,
+                     Get(m, tag::kClOrdID),
+                     "ExpireTime(126) is required with TimeInForce 6 "
+                     "(GTD)");
       return false;
     }
     const auto t = ParseFixTime(*expire);
@@ -242,8 +238,9 @@ bool FixGateway::ReadNewOrderTerms(int s, const Message& m, Command* c) {
   uint8_t flags = 0;
   if (const std::string* inst = m.Find(tag::kExecInst)) {
     if (*inst != "6") {
-      RejectNew(s, m, ord_rej_reason::kUnsupportedOrderCharacteristic,
-                "ExecInst(18) " + *inst + " is not supported; 6 (post-only) is");
+      RejectNew(
+          s, m, ord_rej_reason::kUnsupportedOrderCharacteristic,
+          "ExecInst(18) " + *inst + " is not supported; 6 (post-only) is");
       return false;
     }
     flags = exchange::kFlagPostOnly;
@@ -440,7 +437,6 @@ void FixGateway::OnMassCancel(int s, const Message& m) {
   if (type == "1") p->symbol = Get(m, tag::kSymbol);
   pending_[key] = std::move(p);
 }
-
 
 void FixGateway::OnOrderStatus(int s, const Message& m) {
   SessionState& ss = *sessions_[static_cast<std::size_t>(s)];

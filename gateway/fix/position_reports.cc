@@ -71,13 +71,13 @@ Message PositionReport(const SettlementConfig& sc, const std::string& req_id,
   r.Add(tag::kSettlPrice, settlement::SettlementPriceText(sc, c));
   r.Add(tag::kSettlPriceType, c.final ? "1" : "2");
   r.Add(tag::kPriorSettlPrice,
-        prior != nullptr
-            ? settlement::SettlementPriceText(sc, *prior)
-            : settlement::TickPriceText(
-                  sc, l.instrument,
-                  sc.instruments[l.instrument].initial_reference));
+        prior != nullptr ? settlement::SettlementPriceText(sc, *prior)
+                         : settlement::TickPriceText(
+                               sc, l.instrument,
+                               sc.instruments[l.instrument].initial_reference));
   r.Add(tag::kCfxSettlementTier, settlement::TierName(c.tier));
-  if (c.final) r.Add(tag::kCfxFinalSettlementDisrupted, c.disrupted ? "Y" : "N");
+  if (c.final)
+    r.Add(tag::kCfxFinalSettlementDisrupted, c.disrupted ? "Y" : "N");
   r.Add(tag::kCfxInitialMargin, settlement::AmountText(a.initial_margin));
   r.Add(tag::kCfxCollateral, settlement::AmountText(a.collateral));
   r.groups.push_back(Positions(l));
@@ -177,8 +177,8 @@ std::vector<Message> AnswerRequestForPositions(
   }
   const std::size_t reports = out.size() - 1;
   if (reports == 0) {
-    return ack(2, 0,
-               "no positions for " + exchange::FormatCompactDay(run.date), 0);
+    return ack(2, 0, "no positions for " + exchange::FormatCompactDay(run.date),
+               0);
   }
   ack(0, 0, "", reports);
   for (std::size_t k = 1; k < out.size(); ++k) {

@@ -3,8 +3,8 @@
 // The FIX sessions' message stores (docs/fix.md, "Sequence numbers and
 // recovery"): QuickFIX's MessageStore for the island, replacing its
 // FileStore. Internal to the island: included only by
-// gateway/fix/*_quickfix.cc. C++14, and no QuickFIX header: the factory is
-// handed out as a forward-declared FIX type.
+// gateway/fix/*_quickfix.{h,cc}. C++14, and no QuickFIX header: the factory
+// is handed out as a forward-declared FIX type.
 //
 // One append-only file per session, <dir>/<BeginString>-<SenderCompID>-
 // <TargetCompID>.store, of checksummed records: a header (creation time),

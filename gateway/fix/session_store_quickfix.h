@@ -128,7 +128,7 @@ class SessionStores::Impl : public FIX::MessageStoreFactory {
   std::vector<AppendStore*> stores_;  // live, owned by their Sessions
   // The live stores by TargetCompID (the engine asks per message).
   std::unordered_map<std::string, const AppendStore*> by_target_;
-  std::vector<AppendStore*> dirty_;   // with records or seqnums to write
+  std::vector<AppendStore*> dirty_;  // with records or seqnums to write
 };
 
 #pragma GCC diagnostic push

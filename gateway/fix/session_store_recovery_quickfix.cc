@@ -66,7 +66,6 @@ class FileReader {
 #pragma GCC diagnostic ignored "-Wdeprecated"
 // The exception specifications QuickFIX's interface requires (C++14 only).
 
-
 // Reads the records of [0, size): the state they describe, and in
 // *good_end the end of the last complete, consistent record. False (with
 // *why) if the file has more bytes than that.

@@ -99,8 +99,8 @@ void OrderView::OnEvent(const Event& e) {
         o->leaves = e.leaves;
         o->filled = e.filled;
         o->updated = e.ts;
-        o->state = e.filled.lots > 0 ? OrderState::kPartiallyFilled
-                                     : OrderState::kNew;
+        o->state =
+            e.filled.lots > 0 ? OrderState::kPartiallyFilled : OrderState::kNew;
         Index(e);
       }
       break;

@@ -129,8 +129,8 @@ TEST(MarketDataStore, OnEventReturnsTheLevelChangeItApplied) {
             BookLevelChange::kDelete);
   EXPECT_EQ(md.OnEvent(Level(4, kZ6, Side::kSell, 58'100, 3, 1)),
             BookLevelChange::kNew);
-  EXPECT_EQ(md.OnEvent(Level(5, exchange::InstrumentId{99}, Side::kSell,
-                             58'100, 3, 1)),
+  EXPECT_EQ(md.OnEvent(Level(5, exchange::InstrumentId{99}, Side::kSell, 58'100,
+                             3, 1)),
             BookLevelChange::kNone);
 }
 
