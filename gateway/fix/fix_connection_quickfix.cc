@@ -206,19 +206,21 @@ void QuickFixEngine::CloseConnection(Connection* connection,
 
 // Closes the connection; a bound one through its session, which logs it out.
 void QuickFixEngine::Drop(Connection* connection) {
-  if (Bound(connection)) {
-    try {
-      SessionOf(connection->session).disconnect();
-    } catch (const std::exception&) {
-    }
-    // disconnect() went through ResponderDisconnect unless the session had
-    // no responder.
-    if (Bound(connection)) {
-      slots_[static_cast<std::size_t>(connection->session)]->connection =
-          nullptr;
-    }
-  }
+  Unbind(connection);
   CloseAfterOutput(connection);
+}
+
+void QuickFixEngine::Unbind(Connection* connection) {
+  if (!Bound(connection)) return;
+  try {
+    SessionOf(connection->session).disconnect();
+  } catch (const std::exception&) {
+  }
+  // disconnect() went through ResponderDisconnect unless the session had
+  // no responder.
+  if (Bound(connection)) {
+    slots_[static_cast<std::size_t>(connection->session)]->connection = nullptr;
+  }
 }
 
 void QuickFixEngine::CloseAfterOutput(Connection* connection) {
@@ -275,16 +277,7 @@ void QuickFixEngine::Disconnected(uint64_t conn) {
   if (connection == nullptr || connection->gone) return;
   connection->gone = true;
   erase_pending_ = true;
-  if (Bound(connection)) {
-    try {
-      SessionOf(connection->session).disconnect();
-    } catch (const std::exception&) {
-    }
-    if (Bound(connection)) {
-      slots_[static_cast<std::size_t>(connection->session)]->connection =
-          nullptr;
-    }
-  }
+  Unbind(connection);
   // Erased when the outermost call returns (CallScope).
 }
 

@@ -216,6 +216,9 @@ class QuickFixEngine : public Engine {
   void DispatchLogon(Connection* connection, const std::string& raw);
   void CloseConnection(Connection* connection, const std::string& reason);
   void Drop(Connection* connection);
+  // The session of a bound connection disconnects and lets go of it;
+  // nothing for an unbound one.
+  void Unbind(Connection* connection);
   // Handler::Close for a connection not closing yet, after a FlushOutput
   // (bytes queued before a close, such as a Logout, go first).
   void CloseAfterOutput(Connection* connection);
