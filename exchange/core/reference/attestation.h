@@ -29,7 +29,7 @@ struct Attestation {
   Timestamp measured_at;  // whole seconds, UTC
   std::string nonce;      // never used twice
   // The signing key's id: "ed25519:" + the first 16 lower-case hex digits
-  // of SHA-256 of its 32 raw bytes (computed in gateway/attest/).
+  // of SHA-256 of its 32 raw bytes (computed in gateway/tools/attest/).
   std::string attester_key_id;
 };
 

@@ -61,7 +61,7 @@ struct RatingRevoke {
 };
 
 // Admin: registers an attester's Ed25519 public key under its id
-// (gateway/attest computes the id from the key).
+// (gateway/tools/attest computes the id from the key).
 struct AttesterKeyRegister {
   std::string key_id;
   std::string public_key;  // 32 raw bytes

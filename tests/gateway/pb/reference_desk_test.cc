@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "exchange/core/reference/attestation.h"
-#include "gateway/attest/ed25519.h"
-#include "gateway/attest/measurement_json.h"
+#include "gateway/tools/attest/ed25519.h"
+#include "gateway/tools/attest/measurement_json.h"
 #include "tests/gateway/fix/fix_test_client.h"
 #include "tests/gateway/server/graded_market.h"
 #include "tests/gateway/server/server_fixture.h"

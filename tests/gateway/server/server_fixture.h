@@ -17,9 +17,9 @@
 
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/status.h"
-#include "gateway/client/client.h"
 #include "gateway/config/server_config.h"
 #include "gateway/server/exchange_server.h"
+#include "gateway/tools/client/client.h"
 #include "tests/support/temp_dir.h"
 
 namespace cfx::gateway::server_test {
