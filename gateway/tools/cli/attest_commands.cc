@@ -13,6 +13,7 @@
 #include "gateway/tools/attest/ed25519.h"
 #include "gateway/tools/attest/file_io.h"
 #include "gateway/tools/attest/measurement_json.h"
+#include "gateway/tools/cli/command_io.h"
 #include "gateway/tools/cli/commands.h"
 
 namespace cfx::gateway::cli {
@@ -31,19 +32,9 @@ struct AttestArgs {
   std::string pub;
 };
 
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!s.empty() && s.back() == ' ') s.pop_back();
-  return s;
-}
-
 // Prints the one error line and returns kExitRejected (1).
 int Fail(const std::string& message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "cfx: %s\n", OneLine(message).c_str());
-  return kExitRejected;
+  return cli::Fail(kExitRejected, message);
 }
 
 int RunKeygen(const AttestArgs& args) {

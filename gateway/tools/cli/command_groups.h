@@ -1,0 +1,48 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "gateway/tools/cli/connection.h"
+
+namespace cfx::gateway::cli {
+
+// The command groups of the cfx tool that use the protobuf gateway, each in
+// its own file; AddGatewayCommands() (commands.h) registers them in this
+// order, which is the order `cfx --help` lists them in. Each registers its
+// commands on `app`; the command that runs reads the connection options
+// from `*g` and writes its exit code to `*exit_code` (both must remain live
+// while `app` parses).
+
+// order new | cancel | replace | status | mass-cancel (order_commands.cc).
+void AddOrderCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
+                      int* exit_code);
+// book, trades, watch, instruments, grades (market_data_commands.cc).
+void AddMarketDataCommands(CLI::App& app,
+                           const std::shared_ptr<GlobalOptions>& g,
+                           int* exit_code);
+// admin clock [show | advance | set], admin hash-password
+// (admin_commands.cc).
+void AddAdminCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
+                      int* exit_code);
+// rating set | revoke | show (reference_commands.cc).
+void AddRatingCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
+                       int* exit_code);
+// attest submit | list | key register | revoke, on the `attest` group
+// (reference_commands.cc).
+void AddAttestServerCommands(CLI::App& attest,
+                             const std::shared_ptr<GlobalOptions>& g,
+                             int* exit_code);
+// index show | history | explain, on the `index` group of `app` when it
+// exists (index_commands.cc).
+void AddIndexCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
+                      int* exit_code);
+// settle status | report | calls | rerun, collateral deposit | withdraw
+// (clearing_commands.cc).
+void AddClearingCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
+                         int* exit_code);
+// spot report-failure (reference_commands.cc).
+void AddSpotCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
+                     int* exit_code);
+
+}  // namespace cfx::gateway::cli
