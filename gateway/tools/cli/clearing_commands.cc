@@ -11,6 +11,7 @@
 #include "gateway/config/instrument_table.h"
 #include "gateway/tools/cli/command_groups.h"
 #include "gateway/tools/cli/render.h"
+#include "gateway/tools/cli/settlement_render.h"
 #include "gateway/tools/cli/text.h"
 
 namespace cfx::gateway::cli {

@@ -10,6 +10,7 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/tools/cli/command_groups.h"
+#include "gateway/tools/cli/index_render.h"
 #include "gateway/tools/cli/render.h"
 #include "gateway/tools/cli/text.h"
 #include "index/index_service.h"

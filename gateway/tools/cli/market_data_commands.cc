@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gateway/tools/cli/command_groups.h"
+#include "gateway/tools/cli/local_book.h"
 #include "gateway/tools/cli/render.h"
 #include "gateway/tools/cli/text.h"
 #include "gateway/tools/client/decimal.h"

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gateway/tools/cli/local_book.h"
+
 namespace cfx::gateway::cli {
 namespace {
 

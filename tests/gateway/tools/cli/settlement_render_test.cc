@@ -1,6 +1,8 @@
 // How the cfx tool shows clearing messages (docs/cli.md, "Clearing"): the
 // settlement report as a table, CSV and JSON, the status, the collateral
 // answer.
+#include "gateway/tools/cli/settlement_render.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
