@@ -16,6 +16,7 @@
 
 #include "gateway/tools/attest/ed25519.h"
 #include "gateway/tools/attest/measurement_json.h"
+#include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
 
 #ifndef CFX_TOOL
@@ -25,28 +26,16 @@
 namespace cfx::gateway::attest {
 namespace {
 
-struct ToolResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using ::cfx::testing::Contains;
+using ::cfx::testing::Lines;
+using ::cfx::testing::RunTool;
+using ::cfx::testing::ToolResult;
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 constexpr char kMeasurement[] = R"({
@@ -75,21 +64,9 @@ class AttestCliTest : public ::testing::Test {
 
   // Runs `cfx <args>` in the temp dir; stdout and stderr captured apart.
   ToolResult Run(const std::string& args) const {
-    ToolResult r;
-    const std::string err_file = Path("stderr");
-    const std::string cmd = "cd " + tmp_.path() + " && " +
-                            std::string(CFX_TOOL) + " " + args +
-                            " </dev/null 2>" + err_file;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) {
-      r.out.append(buf, n);
-    }
-    const int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = ReadAll(err_file);
-    return r;
+    return RunTool("cd " + tmp_.path() + " && " + std::string(CFX_TOOL) + " " +
+                       args + " </dev/null",
+                   Path("stderr"));
   }
 
   // Runs keygen for `prefix`; its key id.
@@ -106,10 +83,8 @@ class AttestCliTest : public ::testing::Test {
                      const std::string& reason) {
     SCOPED_TRACE(args);
     const ToolResult r = Run(args);
-    EXPECT_EQ(r.exit_code, code) << r.err;
-    ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
-    EXPECT_EQ(r.err.rfind("cfx: ", 0), 0u) << r.err;
-    EXPECT_TRUE(Contains(r.err, reason)) << r.err;
+    ::cfx::testing::ExpectCfxError(r, code, reason);
+    if (HasFatalFailure()) return;
     EXPECT_EQ(r.out, "");
   }
 

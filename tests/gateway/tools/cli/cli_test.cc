@@ -14,6 +14,7 @@
 
 #include "gateway/config/password.h"
 #include "tests/gateway/tools/client/fake_server.h"
+#include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
 
 #ifndef CFX_TOOL
@@ -23,28 +24,16 @@
 namespace cfx::gateway::cli {
 namespace {
 
+using ::cfx::testing::Contains;
+using ::cfx::testing::Lines;
+using ::cfx::testing::RunTool;
+using ::cfx::testing::ToolResult;
+
 namespace w = cfx::wire::v1;
 using testing::AcceptLogon;
 using testing::FakeConnection;
 using testing::FakeServer;
 using testing::TraderAck;
-
-struct ToolResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
 
 class CfxToolTest : public ::testing::Test {
  protected:
@@ -56,27 +45,11 @@ class CfxToolTest : public ::testing::Test {
   // `input` on stdin; stdout and stderr are captured separately.
   ToolResult Run(const std::string& args, const std::string& input = "",
                  const std::string& env = "") const {
-    ToolResult r;
-    const std::string err_file = tmp_.Sub("stderr");
     const std::string in_file = tmp_.Sub("stdin");
     std::ofstream(in_file) << input;
-    const std::string cmd =
-        "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET " + env +
-        " " + std::string(CFX_TOOL) + " " + args + " <" + in_file + " 2>" +
-        err_file;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) {
-      r.out.append(buf, n);
-    }
-    const int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_file);
-    std::stringstream ss;
-    ss << err.rdbuf();
-    r.err = ss.str();
-    return r;
+    return RunTool(std::string(::cfx::testing::kWithoutCfxEnv) + env + " " +
+                       CFX_TOOL + " " + args + " <" + in_file,
+                   tmp_.Sub("stderr"));
   }
 
   // Runs `cfx --port <server> --api-key trader-a --secret demo-trader-a
@@ -91,10 +64,8 @@ class CfxToolTest : public ::testing::Test {
   void ExpectUsageError(const std::string& args, const std::string& reason) {
     SCOPED_TRACE(args);
     const ToolResult r = Run(args);
-    EXPECT_EQ(r.exit_code, 2) << r.err;
-    ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
-    EXPECT_EQ(r.err.rfind("cfx: ", 0), 0u) << r.err;
-    EXPECT_TRUE(Contains(r.err, reason)) << r.err;
+    ::cfx::testing::ExpectCfxError(r, 2, reason);
+    if (HasFatalFailure()) return;
     EXPECT_EQ(r.out, "");
   }
 

@@ -19,6 +19,7 @@
 #include "gateway/http/json.h"
 #include "index/methodology.h"
 #include "tests/gateway/pb/index_gateway_fixture.h"
+#include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
 
 #ifndef CFX_TOOL
@@ -28,22 +29,9 @@
 namespace cfx::gateway::index_test {
 namespace {
 
-struct ToolResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using ::cfx::testing::Contains;
+using ::cfx::testing::Lines;
+using ::cfx::testing::ToolResult;
 
 // One "label  value" line of `cfx index show`: labels are padded to the
 // longest, "USD per million tokens".
@@ -75,35 +63,14 @@ class IndexCliTest : public ::testing::Test {
   // <args>`, capturing stdout and stderr separately.
   ToolResult Run(const std::string& args,
                  const std::string& user = "trader-a") const {
-    ToolResult r;
-    const std::string err_file = tmp_.Sub("stderr");
-    const std::string cmd =
-        "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET " +
-        std::string(CFX_TOOL) + " --port " + std::to_string(gw_.port()) +
-        " --api-key " + user + " --secret demo-" + user + " " + args +
-        " </dev/null 2>" + err_file;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) {
-      r.out.append(buf, n);
-    }
-    const int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_file);
-    std::stringstream ss;
-    ss << err.rdbuf();
-    r.err = ss.str();
-    return r;
+    return ::cfx::testing::RunCfxAs(CFX_TOOL, gw_.port(), user, args,
+                                    tmp_.Sub("stderr"));
   }
 
   // Expects `code` and one stderr line "cfx: ..." holding `reason`.
   static void ExpectError(const ToolResult& r, int code,
                           const std::string& reason) {
-    EXPECT_EQ(r.exit_code, code) << r.err;
-    ASSERT_EQ(Lines(r.err).size(), 1u) << r.err;
-    EXPECT_EQ(r.err.rfind("cfx: ", 0), 0u) << r.err;
-    EXPECT_TRUE(Contains(r.err, reason)) << r.err;
+    ::cfx::testing::ExpectCfxError(r, code, reason);
   }
 
   // Three days of trades and fixings, 2026-12-03 to 2026-12-05; the last

@@ -17,6 +17,7 @@
 #include "exchange/default_market.h"
 #include "exchange/journal.h"
 #include "exchange/journal_record.h"
+#include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
 
 #ifndef CFX_TOOL
@@ -26,22 +27,10 @@
 namespace cfx::exchange {
 namespace {
 
-struct ToolResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using ::cfx::testing::Contains;
+using ::cfx::testing::Lines;
+using ::cfx::testing::RunTool;
+using ::cfx::testing::ToolResult;
 
 void DiscardEvents(void*, const Event*, std::size_t) {}
 
@@ -55,22 +44,7 @@ class JournalToolTest : public ::testing::Test {
 
   // Runs `cfx <args>`; stdout and stderr are captured separately.
   ToolResult Run(const std::string& args) const {
-    ToolResult r;
-    const std::string err_file = tmp_.Sub("stderr");
-    const std::string cmd =
-        std::string(CFX_TOOL) + " " + args + " 2>" + err_file;
-    FILE* p = popen(cmd.c_str(), "r");
-    if (p == nullptr) return r;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;)
-      r.out.append(buf, n);
-    const int status = pclose(p);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_file);
-    std::stringstream ss;
-    ss << err.rdbuf();
-    r.err = ss.str();
-    return r;
+    return RunTool(std::string(CFX_TOOL) + " " + args, tmp_.Sub("stderr"));
   }
 
   // Journals `cmds` (seqs and times stamped here, one second apart from
