@@ -21,156 +21,23 @@
 #include "exchange/recovery.h"
 #include "exchange/text_format.h"
 #include "gateway/tools/cli/exit_codes.h"
+#include "gateway/tools/cli/journal_format.h"
 
 namespace cfx::gateway::cli {
 
-using exchange::Amount;
 using exchange::Command;
-using exchange::CommandType;
 using exchange::Engine;
 using exchange::EngineConfig;
 using exchange::Event;
 using exchange::EventSink;
-using exchange::FormatAmount;
-using exchange::FormatDay;
-using exchange::FormatPrice;
-using exchange::FormatUtcTimestamp;
-using exchange::InstrumentState;
 using exchange::Journal;
 using exchange::JournalOptions;
 using exchange::JournalStats;
 using exchange::JsonString;
-using exchange::kFlagPostOnly;
-using exchange::kKnownFlags;
-using exchange::OrderType;
-using exchange::Price;
 using exchange::RecoveryReport;
 using exchange::Seq;
-using exchange::Side;
-using exchange::StpMode;
-using exchange::TimeInForce;
 
 namespace {
-
-// --- Formatting -------------------------------------------------------------
-
-std::string Unknown(unsigned v) { return "UNKNOWN(" + std::to_string(v) + ")"; }
-
-std::string TypeName(CommandType t) {
-  switch (t) {
-    case CommandType::kNone:
-      return "NONE";
-    case CommandType::kNewOrder:
-      return "NEW_ORDER";
-    case CommandType::kCancel:
-      return "CANCEL";
-    case CommandType::kReplace:
-      return "REPLACE";
-    case CommandType::kMassCancel:
-      return "MASS_CANCEL";
-    case CommandType::kSetInstrumentState:
-      return "SET_INSTRUMENT_STATE";
-    case CommandType::kSetReferencePrice:
-      return "SET_REFERENCE_PRICE";
-    case CommandType::kTimer:
-      return "TIMER";
-    case CommandType::kEndOfSession:
-      return "END_OF_SESSION";
-    case CommandType::kListInstrument:
-      return "LIST_INSTRUMENT";
-    case CommandType::kReferenceData:
-      return "REFERENCE_DATA";
-    case CommandType::kReportFailure:
-      return "REPORT_FAILURE";
-    case CommandType::kIndexFixing:
-      return "INDEX_FIXING";
-    case CommandType::kCollateral:
-      return "COLLATERAL";
-    case CommandType::kSettlementRerun:
-      return "SETTLEMENT_RERUN";
-  }
-  return Unknown(static_cast<unsigned>(t));
-}
-
-std::string SideName(Side s) {
-  switch (s) {
-    case Side::kNone:
-      return "NONE";
-    case Side::kBuy:
-      return "BUY";
-    case Side::kSell:
-      return "SELL";
-  }
-  return Unknown(static_cast<unsigned>(s));
-}
-
-std::string OrderTypeName(OrderType t) {
-  switch (t) {
-    case OrderType::kNone:
-      return "NONE";
-    case OrderType::kLimit:
-      return "LIMIT";
-    case OrderType::kMarket:
-      return "MARKET";
-  }
-  return Unknown(static_cast<unsigned>(t));
-}
-
-std::string TifName(TimeInForce t) {
-  switch (t) {
-    case TimeInForce::kNone:
-      return "NONE";
-    case TimeInForce::kDay:
-      return "DAY";
-    case TimeInForce::kGtc:
-      return "GTC";
-    case TimeInForce::kIoc:
-      return "IOC";
-    case TimeInForce::kFok:
-      return "FOK";
-    case TimeInForce::kGtd:
-      return "GTD";
-  }
-  return Unknown(static_cast<unsigned>(t));
-}
-
-std::string StpName(StpMode m) {
-  switch (m) {
-    case StpMode::kAccountDefault:
-      return "ACCOUNT_DEFAULT";
-    case StpMode::kCancelNewest:
-      return "CANCEL_NEWEST";
-    case StpMode::kCancelOldest:
-      return "CANCEL_OLDEST";
-    case StpMode::kCancelBoth:
-      return "CANCEL_BOTH";
-    case StpMode::kDecrement:
-      return "DECREMENT";
-  }
-  return Unknown(static_cast<unsigned>(m));
-}
-
-std::string StateName(InstrumentState s) {
-  switch (s) {
-    case InstrumentState::kNone:
-      return "NONE";
-    case InstrumentState::kPreOpen:
-      return "PRE_OPEN";
-    case InstrumentState::kOpen:
-      return "OPEN";
-    case InstrumentState::kHalted:
-      return "HALTED";
-    case InstrumentState::kClosed:
-      return "CLOSED";
-    case InstrumentState::kExpired:
-      return "EXPIRED";
-  }
-  return Unknown(static_cast<unsigned>(s));
-}
-
-// Price units (1/10,000 USD) as dollars with all four decimals of the
-// grid: "5.8300".
-std::string FormatGridPrice(Price p) { return FormatPrice(p, Price{1}); }
 
 std::string Hex16(uint64_t v) {
   char buf[17];
@@ -178,59 +45,7 @@ std::string Hex16(uint64_t v) {
   return buf;
 }
 
-// Which optional fields a command type uses (command.h); the text form
-// prints the others as name=value when they are not zero, so a dump never
-// hides a byte of the record.
-enum Field : unsigned {
-  kSide = 1u << 0,
-  kOrderType = 1u << 1,
-  kTif = 1u << 2,
-  kStp = 1u << 3,
-  kFlags = 1u << 4,
-  kState = 1u << 5,
-  kAccount = 1u << 6,
-  kInstrument = 1u << 7,
-  kClientOrderId = 1u << 8,
-  kTarget = 1u << 9,
-  kPrice = 1u << 10,
-  kQuantity = 1u << 11,
-};
-
-unsigned UsedFields(const Command& c) {
-  switch (c.type) {
-    case CommandType::kNewOrder:
-      return kSide | kOrderType | kTif | kStp | kFlags | kAccount |
-             kInstrument | kClientOrderId | kPrice | kQuantity |
-             (c.tif == TimeInForce::kGtd ? kTarget : 0u);
-    case CommandType::kCancel:
-      return kAccount | kTarget | kClientOrderId;
-    case CommandType::kReplace:
-      return kAccount | kTarget | kClientOrderId | kPrice | kQuantity;
-    case CommandType::kMassCancel:
-      return kAccount | kInstrument;
-    case CommandType::kSetInstrumentState:
-      return kInstrument | kState;
-    case CommandType::kSetReferencePrice:
-      return kInstrument | kPrice;
-    case CommandType::kCollateral:
-      return kAccount | kQuantity | kTarget | kClientOrderId;
-    case CommandType::kSettlementRerun:
-      return kTarget | kClientOrderId;
-    default:
-      return 0;
-  }
-}
-
 // --- Output helpers ---------------------------------------------------------
-
-// "settlement_date=2026-12-13" of a command's target day, or the number
-// when it is no date (0, or after 9999-12-31).
-std::string SettlementDateText(uint64_t target) {
-  if (target != 0 && target <= 2'932'896) {
-    return "settlement_date=" + FormatDay(static_cast<int64_t>(target));
-  }
-  return "settlement_date=" + std::to_string(target);
-}
 
 void PrintError(const char* command, const std::string& line) {
   std::fprintf(stderr, "cfx journal %s: %s\n", command, line.c_str());
@@ -415,82 +230,31 @@ int RunDump(const JournalArgs& args) {
   return kExitOk;
 }
 
-int RunVerify(const JournalArgs& args) {
-  int rc = kExitOk;
-  const std::unique_ptr<Journal> journal =
-      OpenReadOnly("verify", args.data_dir, &rc);
-  if (journal == nullptr) return rc;
-  auto fail = [&](const std::string& line) {
-    PrintError("verify", line);
-    if (args.json) {
-      std::printf("{\"ok\":false,\"error\":%s}\n", JsonString(line).c_str());
-    }
-    return kExitFailed;
-  };
-  const Result<JournalStats> stats = journal->Stats();
-  if (!stats.has_value()) return fail(stats.error().ToString());
-  const Seq first = stats.value().first_seq;
-  const Seq last = journal->last_seq();
-  Result<EngineConfig> config = args.load_config(args.config);
-  if (!config.has_value()) {
-    PrintError("verify", config.error().message());
-    return kExitUsage;
-  }
-  const EngineConfig engine_config = std::move(config).value();
-
-  // Pass 1: every record (checksum, version, seq density). When the journal
-  // starts at seq 1 the same pass is a full replay through its own engine.
-  std::unique_ptr<Engine> full;
-  if (first.value <= 1) {
-    auto engine = Engine::Create(engine_config);
-    if (!engine.has_value()) return fail(engine.error().ToString());
-    full = std::move(engine).value();
-  }
+// Pass 1 of verify: reads every record from `first` (checksum, version,
+// seq density) and applies each to `full` when it is set. Returns how many
+// records it checked.
+Result<uint64_t> CheckRecords(Journal& journal, Seq first, Engine* full) {
   Event buffer[256];
   EventSink sink(buffer, 256, &DiscardEvents, nullptr);
   uint64_t checked = 0;
-  {
-    Progress progress("cfx journal verify: checking", /*rewrite=*/true);
-    const Status st = journal->ReplayWithPayloads(
-        Seq{first.value == 0 ? 0 : first.value - 1},
-        [&](const Command& c, std::string_view payload) {
-          if (full != nullptr) full->Apply(c, payload, sink);
-          ++checked;
-          return Status::Ok();
-        },
-        progress.fn());
-    progress.Done();
-    if (!st.ok()) return fail(st.ToString());
-    sink.Flush();
-  }
+  Progress progress("cfx journal verify: checking", /*rewrite=*/true);
+  const Status st = journal.ReplayWithPayloads(
+      Seq{first.value == 0 ? 0 : first.value - 1},
+      [&](const Command& c, std::string_view payload) {
+        if (full != nullptr) full->Apply(c, payload, sink);
+        ++checked;
+        return Status::Ok();
+      },
+      progress.fn());
+  progress.Done();
+  if (!st.ok()) return st;
+  sink.Flush();
+  return checked;
+}
 
-  // Pass 2: recovery as cfx-exchanged does it, newest snapshot + tail.
-  auto engine = Engine::Create(engine_config);
-  if (!engine.has_value()) return fail(engine.error().ToString());
-  Result<RecoveryReport> report = [&] {
-    Progress progress("cfx journal verify: recovering", /*rewrite=*/true);
-    return Recover(*journal, *engine.value(), progress.fn());
-  }();
-  if (!report.has_value()) return fail(report.error().ToString());
-  const RecoveryReport& r = report.value();
-
-  if (r.last_seq != last) {
-    return fail("recovery ended at seq " + std::to_string(r.last_seq.value) +
-                " but the journal ends at seq " + std::to_string(last.value));
-  }
-  if (full != nullptr && full->last_seq() != last) {
-    return fail("full replay ended at seq " +
-                std::to_string(full->last_seq().value) +
-                " but the journal ends at seq " + std::to_string(last.value));
-  }
-  if (full != nullptr && full->StateHash() != r.state_hash) {
-    return fail("state hash mismatch: snapshot at seq " +
-                std::to_string(r.snapshot_seq.value) + " + " +
-                std::to_string(r.replayed) + " replayed gives " +
-                Hex16(r.state_hash) + ", full replay from seq 1 gives " +
-                Hex16(full->StateHash()));
-  }
-
+// The result of a verify that passed, as JSON or as text.
+void PrintVerified(const JournalArgs& args, uint64_t checked, Seq first,
+                   Seq last, const RecoveryReport& r, const Engine* full) {
   if (args.json) {
     std::string warnings = "[";
     for (std::size_t i = 0; i < r.warnings.size(); ++i) {
@@ -508,7 +272,7 @@ int RunVerify(const JournalArgs& args) {
         JsonString(args.data_dir).c_str(), checked, first.value, last.value,
         r.snapshot_seq.value, r.replayed, Hex16(r.state_hash).c_str(),
         full_hash.c_str(), warnings.c_str());
-    return kExitOk;
+    return;
   }
   std::printf("data dir          %s\n", args.data_dir.c_str());
   if (checked == 0) {
@@ -540,127 +304,74 @@ int RunVerify(const JournalArgs& args) {
   for (const std::string& w : r.warnings)
     std::printf("warning: %s\n", w.c_str());
   std::printf("OK\n");
+}
+
+int RunVerify(const JournalArgs& args) {
+  int rc = kExitOk;
+  const std::unique_ptr<Journal> journal =
+      OpenReadOnly("verify", args.data_dir, &rc);
+  if (journal == nullptr) return rc;
+  auto fail = [&](const std::string& line) {
+    PrintError("verify", line);
+    if (args.json) {
+      std::printf("{\"ok\":false,\"error\":%s}\n", JsonString(line).c_str());
+    }
+    return kExitFailed;
+  };
+  const Result<JournalStats> stats = journal->Stats();
+  if (!stats.has_value()) return fail(stats.error().ToString());
+  const Seq first = stats.value().first_seq;
+  const Seq last = journal->last_seq();
+  Result<EngineConfig> config = args.load_config(args.config);
+  if (!config.has_value()) {
+    PrintError("verify", config.error().message());
+    return kExitUsage;
+  }
+  const EngineConfig engine_config = std::move(config).value();
+
+  // Pass 1: every record (checksum, version, seq density). When the journal
+  // starts at seq 1 the same pass is a full replay through its own engine.
+  std::unique_ptr<Engine> full;
+  if (first.value <= 1) {
+    auto engine = Engine::Create(engine_config);
+    if (!engine.has_value()) return fail(engine.error().ToString());
+    full = std::move(engine).value();
+  }
+  Result<uint64_t> checked = CheckRecords(*journal, first, full.get());
+  if (!checked.has_value()) return fail(checked.error().ToString());
+
+  // Pass 2: recovery as cfx-exchanged does it, newest snapshot + tail.
+  auto engine = Engine::Create(engine_config);
+  if (!engine.has_value()) return fail(engine.error().ToString());
+  Result<RecoveryReport> report = [&] {
+    Progress progress("cfx journal verify: recovering", /*rewrite=*/true);
+    return Recover(*journal, *engine.value(), progress.fn());
+  }();
+  if (!report.has_value()) return fail(report.error().ToString());
+  const RecoveryReport& r = report.value();
+
+  if (r.last_seq != last) {
+    return fail("recovery ended at seq " + std::to_string(r.last_seq.value) +
+                " but the journal ends at seq " + std::to_string(last.value));
+  }
+  if (full != nullptr && full->last_seq() != last) {
+    return fail("full replay ended at seq " +
+                std::to_string(full->last_seq().value) +
+                " but the journal ends at seq " + std::to_string(last.value));
+  }
+  if (full != nullptr && full->StateHash() != r.state_hash) {
+    return fail("state hash mismatch: snapshot at seq " +
+                std::to_string(r.snapshot_seq.value) + " + " +
+                std::to_string(r.replayed) + " replayed gives " +
+                Hex16(r.state_hash) + ", full replay from seq 1 gives " +
+                Hex16(full->StateHash()));
+  }
+
+  PrintVerified(args, checked.value(), first, last, r, full.get());
   return kExitOk;
 }
 
 }  // namespace
-
-std::string FormatCommandText(const Command& c) {
-  std::string s = std::to_string(c.seq.value);
-  s += ' ';
-  s += FormatUtcTimestamp(c.ts);
-  s += ' ';
-  s += TypeName(c.type);
-  auto add = [&](const std::string& part) {
-    s += ' ';
-    s += part;
-  };
-  const std::string acct = "acct=" + std::to_string(c.account.value);
-  const std::string inst = "inst=" + std::to_string(c.instrument.value);
-  const std::string cl = "cl=" + std::to_string(c.client_order_id.value);
-  const std::string order = "order=" + std::to_string(c.target);
-  switch (c.type) {
-    case CommandType::kNewOrder:
-      add(acct);
-      add(inst);
-      add(SideName(c.side));
-      add(OrderTypeName(c.order_type));
-      add(TifName(c.tif));
-      add(std::to_string(c.quantity.lots));
-      if (c.order_type != OrderType::kMarket || c.price.units != 0) {
-        add("@ " + FormatGridPrice(c.price));
-      }
-      add(cl);
-      if (c.stp != StpMode::kAccountDefault) add("stp=" + StpName(c.stp));
-      if ((c.flags & kFlagPostOnly) != 0) add("POST_ONLY");
-      if ((c.flags & ~kKnownFlags) != 0) {
-        add("flags=" + std::to_string(static_cast<unsigned>(c.flags)));
-      }
-      if (c.tif == TimeInForce::kGtd)
-        add("expire=" + FormatUtcTimestamp(c.expire_time()));
-      break;
-    case CommandType::kCancel:
-      add(acct);
-      add(order);
-      add(cl);
-      break;
-    case CommandType::kReplace:
-      add(acct);
-      add(order);
-      add(std::to_string(c.quantity.lots));
-      add("@ " + FormatGridPrice(c.price));
-      add(cl);
-      break;
-    case CommandType::kMassCancel:
-      add(acct);
-      add(c.instrument.value == 0 ? "inst=all" : inst);
-      break;
-    case CommandType::kSetInstrumentState:
-      add(inst);
-      add(StateName(c.state));
-      break;
-    case CommandType::kSetReferencePrice:
-      add(inst);
-      add("@ " + FormatGridPrice(c.price));
-      break;
-    case CommandType::kCollateral:
-      add(acct);
-      add("amount=" + FormatAmount(Amount{c.quantity.lots}));
-      if (c.target != 0) add(SettlementDateText(c.target));
-      add(cl);
-      break;
-    case CommandType::kSettlementRerun:
-      add(SettlementDateText(c.target));
-      add(cl);
-      break;
-    default:
-      break;
-  }
-  // Whatever the type does not use, if set: nothing in the record is hidden.
-  const unsigned used = UsedFields(c);
-  auto extra = [&](Field f, bool set, const std::string& text) {
-    if ((used & f) == 0 && set) add(text);
-  };
-  extra(kAccount, c.account.value != 0, acct);
-  extra(kInstrument, c.instrument.value != 0, inst);
-  extra(kSide, c.side != Side::kNone, "side=" + SideName(c.side));
-  extra(kOrderType, c.order_type != OrderType::kNone,
-        "order_type=" + OrderTypeName(c.order_type));
-  extra(kTif, c.tif != TimeInForce::kNone, "tif=" + TifName(c.tif));
-  extra(kStp, c.stp != StpMode::kAccountDefault, "stp=" + StpName(c.stp));
-  extra(kFlags, c.flags != 0,
-        "flags=" + std::to_string(static_cast<unsigned>(c.flags)));
-  extra(kState, c.state != InstrumentState::kNone,
-        "state=" + StateName(c.state));
-  extra(kClientOrderId, c.client_order_id.value != 0, cl);
-  extra(kTarget, c.target != 0, "target=" + std::to_string(c.target));
-  extra(kPrice, c.price.units != 0, "price=" + FormatGridPrice(c.price));
-  extra(kQuantity, c.quantity.lots != 0,
-        "quantity=" + std::to_string(c.quantity.lots));
-  if (c.reserved != 0)
-    add("reserved=" + std::to_string(static_cast<unsigned>(c.reserved)));
-  return s;
-}
-
-std::string FormatCommandJson(const Command& c) {
-  char buf[640];
-  std::snprintf(
-      buf, sizeof buf,
-      "{\"seq\":%" PRIu64 ",\"ts\":\"%s\",\"ts_ns\":%" PRId64
-      ",\"type\":\"%s\",\"account\":%" PRIu32 ",\"instrument\":%" PRIu32
-      ",\"side\":\"%s\",\"order_type\":\"%s\",\"tif\":\"%s\",\"stp\":\"%s\""
-      ",\"flags\":%u,\"state\":\"%s\",\"reserved\":%u,\"client_order_id\":"
-      "%" PRIu64 ",\"target\":%" PRIu64
-      ",\"price\":\"%s\",\"price_units\":%" PRId64 ",\"quantity\":%" PRId64 "}",
-      c.seq.value, FormatUtcTimestamp(c.ts).c_str(), c.ts.nanos,
-      TypeName(c.type).c_str(), c.account.value, c.instrument.value,
-      SideName(c.side).c_str(), OrderTypeName(c.order_type).c_str(),
-      TifName(c.tif).c_str(), StpName(c.stp).c_str(),
-      static_cast<unsigned>(c.flags), StateName(c.state).c_str(),
-      static_cast<unsigned>(c.reserved), c.client_order_id.value, c.target,
-      FormatGridPrice(c.price).c_str(), c.price.units, c.quantity.lots);
-  return buf;
-}
 
 void AddJournalCommands(CLI::App& app, int* exit_code,
                         EngineConfigLoader load_config) {
