@@ -67,9 +67,7 @@ int RunSettleReport(const GlobalOptions& g, const SettleArgs& a) {
   w::SettlementReport report;
   const int rc = AwaitParts(
       c, "settlement report", "the settlement report", id,
-      [](const w::Envelope& m) {
-        return m.has_settlement_report() ? &m.settlement_report() : nullptr;
-      },
+      &w::Envelope::has_settlement_report, &w::Envelope::settlement_report,
       &report,
       [&](const w::SettlementReport& part) { report.MergeFrom(part); });
   if (rc != kExitOk) return rc;
@@ -102,15 +100,12 @@ int RunSettleCalls(const GlobalOptions& g, const CallsArgs& a) {
   const uint64_t id = q->request_id();
   if (const int rc = c.Send(e); rc != kExitOk) return rc;
   w::MarginCallList list;
-  const int rc = AwaitParts(
-      c, "margin calls", "the margin calls", id,
-      [](const w::Envelope& m) {
-        return m.has_margin_call_list() ? &m.margin_call_list() : nullptr;
-      },
-      &list,
-      [&](const w::MarginCallList& part) {
-        list.mutable_calls()->MergeFrom(part.calls());
-      });
+  const int rc = AwaitParts(c, "margin calls", "the margin calls", id,
+                            &w::Envelope::has_margin_call_list,
+                            &w::Envelope::margin_call_list, &list,
+                            [&](const w::MarginCallList& part) {
+                              list.mutable_calls()->MergeFrom(part.calls());
+                            });
   if (rc != kExitOk) return rc;
   if (c.json()) {
     PrintJson(MarginCallListJson(list));

@@ -92,30 +92,32 @@ uint64_t RequestId();
 int Refusal(Connection& c, const std::string& subject, uint64_t request_id,
             const wire::v1::Envelope& m);
 
-// Awaits the answer to query `request_id`, which may come in parts:
-// `part(m)` is the part `m` holds (null for another message). The first part
+// Awaits the answer to query `request_id`, which may come in parts: the
+// messages for which `has` is true hold one, got with `get`. The first part
 // is copied to `*answer`, and `merge(part)` adds each later one to it; the
 // answer ends with the part whose more() is false, and then `*answer` says
 // more() false too. A ReferenceAck refusing the query exits 1 (Refusal());
 // `subject` names the query, `what` the answer, as in Connection::Await().
-template <typename Part, typename PartOf, typename Merge>
+template <typename Part, typename Merge>
 int AwaitParts(Connection& c, const std::string& subject,
-               const std::string& what, uint64_t request_id, PartOf part,
-               Part* answer, Merge merge) {
+               const std::string& what, uint64_t request_id,
+               bool (wire::v1::Envelope::*has)() const,
+               const Part& (wire::v1::Envelope::*get)() const, Part* answer,
+               Merge merge) {
   const int rc =
       c.Await(subject, what, std::chrono::milliseconds(0),
               [&, first = true](const wire::v1::Envelope& m) mutable {
-                const Part* p = part(m);
-                if (p == nullptr || p->request_id() != request_id) {
+                if (!(m.*has)() || (m.*get)().request_id() != request_id) {
                   return Refusal(c, subject, request_id, m);
                 }
+                const Part& part = (m.*get)();
                 if (first) {
-                  *answer = *p;
+                  *answer = part;
                   first = false;
                 } else {
-                  merge(*p);
+                  merge(part);
                 }
-                return p->more() ? kKeepWaiting : kExitOk;
+                return part.more() ? kKeepWaiting : kExitOk;
               });
   if (rc == kExitOk) answer->set_more(false);
   return rc;

@@ -57,15 +57,12 @@ int QueryIndex(Connection& c, const std::string& grade, const std::string& from,
   const uint64_t id = q->request_id();
   if (const int rc = c.Send(e); rc != kExitOk) return rc;
   w::IndexPrintList all;
-  const int rc = AwaitParts(
-      c, "index query", "the index prints", id,
-      [](const w::Envelope& m) {
-        return m.has_index_print_list() ? &m.index_print_list() : nullptr;
-      },
-      &all,
-      [&](const w::IndexPrintList& l) {
-        all.mutable_prints()->MergeFrom(l.prints());
-      });
+  const int rc = AwaitParts(c, "index query", "the index prints", id,
+                            &w::Envelope::has_index_print_list,
+                            &w::Envelope::index_print_list, &all,
+                            [&](const w::IndexPrintList& l) {
+                              all.mutable_prints()->MergeFrom(l.prints());
+                            });
   out->insert(out->end(), all.prints().begin(), all.prints().end());
   return rc;
 }
@@ -137,16 +134,13 @@ int RunIndexExplain(const GlobalOptions& g, const IndexArgs& a) {
   // A long explanation comes in parts: the first has the print, the notes
   // and the partitions; every part has more trades.
   w::IndexExplanation x;
-  const int rc = AwaitParts(
-      c, "index explain", "the index explanation", id,
-      [](const w::Envelope& m) {
-        return m.has_index_explanation() ? &m.index_explanation() : nullptr;
-      },
-      &x,
-      [&](const w::IndexExplanation& part) {
-        x.mutable_trades()->MergeFrom(part.trades());
-        x.mutable_excluded()->MergeFrom(part.excluded());
-      });
+  const int rc = AwaitParts(c, "index explain", "the index explanation", id,
+                            &w::Envelope::has_index_explanation,
+                            &w::Envelope::index_explanation, &x,
+                            [&](const w::IndexExplanation& part) {
+                              x.mutable_trades()->MergeFrom(part.trades());
+                              x.mutable_excluded()->MergeFrom(part.excluded());
+                            });
   if (rc != kExitOk) return rc;
   if (!c.json()) {
     Print(IndexExplanationText(x));
