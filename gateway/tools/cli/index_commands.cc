@@ -18,7 +18,6 @@
 namespace cfx::gateway::cli {
 
 namespace w = cfx::wire::v1;
-using std::chrono::milliseconds;
 
 namespace {
 
