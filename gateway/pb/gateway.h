@@ -17,9 +17,12 @@
 #include "exchange/core/status.h"
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
+#include "gateway/pb/execution_report_publisher.h"
 #include "gateway/pb/index_desk.h"
+#include "gateway/pb/market_data_publisher.h"
+#include "gateway/pb/order_entry_adapter.h"
 #include "gateway/pb/reference_desk.h"
-#include "gateway/pb/report_builder.h"
+#include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
 
 namespace cfx::exchange {
@@ -69,8 +72,6 @@ struct GatewayDeps {
   const settlement::SettlementService* settlement = nullptr;
 };
 
-class Session;
-
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
 // connections, runs each session's state machine (logon, heartbeats,
 // throttle, logout), validates every message, turns orders into engine
@@ -118,18 +119,31 @@ class Gateway {
   uint64_t commands_submitted() const { return commands_submitted_; }
 
  private:
-  friend class Session;
-
+  // gateway.cc: connections, frames, timers and writes.
   void Accept();
+  void StartSession(asio::ip::tcp::socket socket);
   void OnFrame(Session& s, std::string_view payload);
+  bool OnSessionMessage(Session& s, wire::v1::Envelope::BodyCase body);
+  void OnRequest(Session& s, wire::v1::Envelope::BodyCase body);
+  void OnOrderEntry(Session& s, const wire::v1::Envelope& m);
+  bool Submit(Session& s, const exchange::Command& c, const char* type,
+              uint64_t client_order_id);
+  void Close(Session& s, const std::string& why);
+  void ScanTimers(int64_t now);
+  int Write(int64_t now);
+
+  // gateway_logon.cc: logon and resume (retransmission).
   void OnLogon(Session& s, const wire::v1::Logon& m);
-  void OnNewOrder(Session& s, const wire::v1::NewOrder& m);
-  void OnCancel(Session& s, const wire::v1::CancelOrder& m);
-  void OnReplace(Session& s, const wire::v1::ReplaceOrder& m);
-  void OnMassCancel(Session& s, const wire::v1::MassCancel& m);
-  void OnOrderStatus(Session& s, const wire::v1::OrderStatusRequest& m);
-  void OnSubscribe(Session& s, const wire::v1::MarketDataSubscribe& m);
-  void OnUnsubscribe(Session& s, const wire::v1::MarketDataUnsubscribe& m);
+  void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
+                   const std::string& text);
+  void StartRetransmission(Session& s, uint64_t after_seq,
+                           uint32_t after_index);
+  void FinishRetransmission(uint64_t session_id, Status status,
+                            std::string bytes, uint32_t count,
+                            uint64_t through);
+  void ReapWorkers(bool all);
+
+  // gateway_desks.cc: reference data, clock, index and clearing requests.
   void OnInstrumentList(Session& s);
   void OnGradeList(Session& s);
   void OnClock(Session& s, const wire::v1::ClockRequest& m);
@@ -137,36 +151,12 @@ class Gateway {
   // (reference_desk.h).
   void OnReference(Session& s, const wire::v1::Envelope& m);
   void OnReferenceEvent(const exchange::Event& e);
-  void SendTradeBust(const exchange::Event& e);
   // IndexQuery and IndexExplainRequest (index_desk.h).
   void OnIndexRequest(Session& s, const wire::v1::Envelope& m);
   // SettlementQuery, SettlementStatusRequest and CollateralRequest
   // (settlement_desk.h).
   void OnClearingRequest(Session& s, const wire::v1::Envelope& m);
   void OnClearingEvent(const exchange::Event& e);
-
-  bool Submit(Session& s, const exchange::Command& c, const char* type,
-              uint64_t client_order_id);
-  void Reject(Session& s, wire::v1::SessionRejectReason reason,
-              const char* message_type, const char* field,
-              const std::string& text, uint64_t client_order_id = 0);
-  void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
-                   const std::string& text);
-  void Send(Session& s, const wire::v1::Envelope& e);
-  void SendBytes(Session& s, std::string_view bytes, bool sequenced,
-                 uint64_t seq);
-  void Close(Session& s, const std::string& why);
-  void StartRetransmission(Session& s, uint64_t after_seq,
-                           uint32_t after_index);
-  void FinishRetransmission(uint64_t session_id, Status status,
-                            std::string bytes, uint32_t count,
-                            uint64_t through);
-  void Subscribe(std::vector<std::vector<Session*>>& table, uint32_t id,
-                 Session* s);
-  void Unsubscribe(std::vector<std::vector<Session*>>& table, uint32_t id,
-                   Session* s);
-  void EndSubscriptions(uint32_t id);
-  void ReapWorkers(bool all);
 
   asio::io_context& io_;
   GatewayDeps deps_;
@@ -177,13 +167,12 @@ class Gateway {
   bool stopped_ = false;
 
   uint64_t next_session_id_ = 1;
-  std::unordered_map<uint64_t, std::shared_ptr<Session>> sessions_;
-  std::vector<std::vector<Session*>> by_account_;         // account id
-  std::vector<std::vector<Session*>> depth_subscribers_;  // instrument id
-  std::vector<std::vector<Session*>> trade_subscribers_;  // instrument id
-  std::vector<Session*> dirty_;  // sessions with output to write
+  SessionMap sessions_;
+  Outbox outbox_;
+  OrderEntryAdapter adapter_;
+  ExecutionReportPublisher reports_;
+  MarketDataPublisher market_data_;
 
-  ReportBuilder builder_;
   ReferenceDesk desk_;
   IndexDesk index_desk_;
   SettlementDesk settlement_desk_;
@@ -191,7 +180,6 @@ class Gateway {
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;
   wire::v1::Envelope out_;
-  std::string frame_;
 
   // Cancel-on-disconnect commands the ring had no room for.
   std::vector<exchange::Command> pending_commands_;

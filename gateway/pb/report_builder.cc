@@ -13,17 +13,6 @@ using exchange::EventType;
 
 namespace {
 
-w::Side WireSide(exchange::Side s) {
-  switch (s) {
-    case exchange::Side::kBuy:
-      return w::SIDE_BUY;
-    case exchange::Side::kSell:
-      return w::SIDE_SELL;
-    default:
-      return w::SIDE_UNSPECIFIED;
-  }
-}
-
 const std::string kNoSymbol;
 
 }  // namespace

@@ -66,4 +66,10 @@ void BuildOrderStatus(const InstrumentTable& instruments,
 
 wire::v1::OrderStatus WireOrderStatus(OrderState s);
 
+inline wire::v1::Side WireSide(exchange::Side s) {
+  return s == exchange::Side::kBuy    ? wire::v1::SIDE_BUY
+         : s == exchange::Side::kSell ? wire::v1::SIDE_SELL
+                                      : wire::v1::SIDE_UNSPECIFIED;
+}
+
 }  // namespace cfx::gateway::pb

@@ -1,0 +1,241 @@
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "exchange/event_replay.h"
+#include "exchange/journal.h"
+#include "gateway/config/server_config.h"
+#include "gateway/http/metrics.h"
+#include "gateway/pb/frame.h"
+#include "gateway/pb/gateway.h"
+#include "gateway/pb/logon_signature.h"
+
+// The protobuf gateway's logon (credentials, signature, timestamp window,
+// nonce reuse, one session per user) and resume: a logon with
+// resume_after_seq replays the account's messages from the journal on a
+// worker thread, holding live ones back until the replay is sent.
+
+namespace cfx::gateway::pb {
+
+namespace w = cfx::wire::v1;
+using exchange::AccountId;
+
+namespace {
+
+constexpr int64_t kNanosPerSecond = 1'000'000'000;
+constexpr uint32_t kMinHeartbeatMs = 100;
+constexpr uint32_t kMaxHeartbeatMs = 60'000;
+
+bool PrintableAscii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return c > 0x20 && c < 0x7f; });
+}
+
+}  // namespace
+
+void Gateway::OnLogon(Session& s, const w::Logon& m) {
+  if (s.state != Session::State::kAwaitLogon) {
+    outbox_.Reject(s, w::SESSION_REJECT_REASON_WRONG_SESSION_STATE, "logon",
+                   nullptr, "already logged on");
+    return;
+  }
+  if (m.api_key().empty() || m.api_key().size() > 128 ||
+      !PrintableAscii(m.api_key())) {
+    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
+                "api_key: 1 to 128 printable characters");
+    return;
+  }
+  if (m.nonce().size() < 8 || m.nonce().size() > 64 ||
+      !PrintableAscii(m.nonce())) {
+    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
+                "nonce: 8 to 64 printable characters");
+    return;
+  }
+  if (m.signature().size() != 32) {
+    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
+                "signature: 32 bytes of HMAC-SHA256");
+    return;
+  }
+  if (m.heartbeat_interval_ms() != 0 &&
+      (m.heartbeat_interval_ms() < kMinHeartbeatMs ||
+       m.heartbeat_interval_ms() > kMaxHeartbeatMs)) {
+    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
+                "heartbeat_interval_ms: 0 or 100 to 60000");
+    return;
+  }
+  const ApiKey* key = nullptr;
+  const UserConfig* user = config_.FindUserByApiKey(m.api_key(), &key);
+  if (user == nullptr ||
+      !VerifyLogonSignature(key->secret, m.api_key(), m.timestamp_ns(),
+                            m.nonce(), m.signature())) {
+    LogonReject(s, w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
+                "authentication failed");
+    return;
+  }
+  const int64_t now = WallNs();
+  const int64_t window =
+      int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
+  if (m.timestamp_ns() < now - window || m.timestamp_ns() > now + window) {
+    LogonReject(s, w::LOGON_REJECT_REASON_STALE_TIMESTAMP,
+                "timestamp_ns is more than " +
+                    std::to_string(config_.session.logon_window_seconds) +
+                    " s from the exchange's clock");
+    return;
+  }
+  auto [it, fresh] =
+      nonces_.emplace(std::make_pair(m.api_key(), m.nonce()), m.timestamp_ns());
+  (void)it;
+  if (!fresh) {
+    LogonReject(s, w::LOGON_REJECT_REASON_NONCE_REUSED,
+                "this nonce was already used");
+    return;
+  }
+  for (const auto& [id, other] : sessions_) {
+    if (other.get() != &s && other->user == user &&
+        other->state == Session::State::kActive) {
+      LogonReject(s, w::LOGON_REJECT_REASON_ALREADY_LOGGED_ON,
+                  "user " + user->name + " already has a session");
+      return;
+    }
+  }
+  if (m.has_resume_after_seq() && m.resume_after_seq() > last_event_seq_) {
+    LogonReject(s, w::LOGON_REJECT_REASON_RETRANSMISSION_UNAVAILABLE,
+                "resume_after_seq " + std::to_string(m.resume_after_seq()) +
+                    " is beyond the exchange's last seq " +
+                    std::to_string(last_event_seq_));
+    return;
+  }
+
+  s.user = user;
+  s.account = user->account;
+  s.state = Session::State::kActive;
+  if (m.heartbeat_interval_ms() != 0)
+    s.heartbeat_ms = m.heartbeat_interval_ms();
+  s.cancel_on_disconnect = !m.cancel_on_disconnect_opt_out();
+  reports_.Add(s);
+  if (deps_.metrics != nullptr) deps_.metrics->LogonResult(true);
+
+  out_.Clear();
+  w::LogonAck* ack = out_.mutable_logon_ack();
+  ack->set_user(user->name);
+  ack->set_firm(user->firm);
+  if (const AccountInfo* a = config_.account(s.account)) {
+    ack->set_account(a->name);
+  }
+  ack->set_role(static_cast<w::Role>(user->role));
+  ack->set_heartbeat_interval_ms(s.heartbeat_ms);
+  ack->set_exchange_seq(deps_.durable_seq ? deps_.durable_seq() : 0);
+  ack->set_exchange_time_ns(deps_.clock->Now().nanos);
+  ack->set_cancel_on_disconnect(s.cancel_on_disconnect);
+  outbox_.Send(s, out_);
+
+  if (m.has_resume_after_seq()) {
+    StartRetransmission(s, m.resume_after_seq(), m.resume_after_index());
+  }
+}
+
+void Gateway::LogonReject(Session& s, w::LogonRejectReason reason,
+                          const std::string& text) {
+  out_.Clear();
+  out_.mutable_logon_reject()->set_reason(reason);
+  out_.mutable_logon_reject()->set_text(text);
+  if (deps_.metrics != nullptr) deps_.metrics->LogonResult(false);
+  outbox_.Send(s, out_);
+  s.state = Session::State::kClosing;  // closed once the reject is written
+}
+
+void Gateway::StartRetransmission(Session& s, uint64_t after_seq,
+                                  uint32_t after_index) {
+  const uint64_t through = last_event_seq_;
+  s.replaying = true;
+  s.live_after_seq = through;
+  const uint64_t session_id = s.id;
+  const AccountId account = s.account;
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  const ServerConfig* config = &config_;
+  const exchange::Journal* journal = deps_.journal;
+  asio::io_context* io = &io_;
+  workers_.push_back(Worker{
+      std::thread([this, config, journal, io, done, session_id, account,
+                   after_seq, after_index, through] {
+        std::string bytes;
+        uint32_t count = 0;
+        Status st;
+        if (account.value != 0 && through > 0 &&
+            (after_seq < through || (after_seq == through))) {
+          // From the journal's start, as the live builder saw it: the
+          // builder's order view gives trade and cancel reports the price,
+          // quantity and status of orders accepted before `after_seq`.
+          ReportBuilder rb(*config);
+          st = exchange::ReplayEvents(
+              *journal, config->engine, exchange::Seq{0},
+              exchange::Seq{through}, [&](const exchange::Event& ev) {
+                rb.OnEvent(ev, [&](AccountId a, const w::Envelope& env) {
+                  if (a != account) return;
+                  uint64_t seq = 0;
+                  uint32_t index = 0;
+                  if (env.has_execution_report()) {
+                    seq = env.execution_report().seq();
+                    index = env.execution_report().index();
+                  } else if (env.has_cancel_reject()) {
+                    seq = env.cancel_reject().seq();
+                    index = env.cancel_reject().index();
+                  } else if (env.has_mass_cancel_report()) {
+                    seq = env.mass_cancel_report().seq();
+                    index = env.mass_cancel_report().index();
+                  }
+                  if (seq < after_seq ||
+                      (seq == after_seq && index <= after_index)) {
+                    return;
+                  }
+                  if (AppendFrame(env, &bytes)) ++count;
+                });
+              });
+        }
+        asio::post(*io, [this, session_id, st, b = std::move(bytes), count,
+                         through]() mutable {
+          FinishRetransmission(session_id, st, std::move(b), count, through);
+        });
+        done->store(true, std::memory_order_release);
+      }),
+      done});
+}
+
+void Gateway::FinishRetransmission(uint64_t session_id, Status status,
+                                   std::string bytes, uint32_t count,
+                                   uint64_t through) {
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end()) return;
+  Session& s = *it->second;
+  if (s.state == Session::State::kClosed) return;
+  s.replaying = false;
+  if (!status.ok()) {
+    out_.Clear();
+    out_.mutable_logout()->set_text("retransmission failed: " +
+                                    status.message());
+    outbox_.Send(s, out_);
+    s.state = Session::State::kClosing;
+    return;
+  }
+  outbox_.SendBytes(s, bytes, false, 0);
+  out_.Clear();
+  out_.mutable_retransmission_complete()->set_messages(count);
+  out_.mutable_retransmission_complete()->set_through_seq(through);
+  outbox_.Send(s, out_);
+  std::string held = std::move(s.held);
+  s.held.clear();
+  outbox_.SendBytes(s, held, false, 0);
+}
+
+void Gateway::ReapWorkers(bool all) {
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    if (all || it->done->load(std::memory_order_acquire)) {
+      if (it->thread.joinable()) it->thread.join();
+      it = workers_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace cfx::gateway::pb
