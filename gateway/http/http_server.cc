@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "gateway/session/acceptor.h"
+
 namespace cfx::gateway {
 
 namespace beast = boost::beast;
@@ -27,8 +29,6 @@ constexpr std::size_t kMaxReadBuffer = 64 * 1024;
 // the client sees the response instead of a reset.
 constexpr std::chrono::seconds kLingerTimeout{1};
 constexpr std::size_t kMaxLingerBytes = 64 * 1024;
-// Delay before accepting again after an accept error (e.g. EMFILE).
-constexpr std::chrono::milliseconds kAcceptRetry{100};
 
 std::string_view View(beast::string_view s) {
   return std::string_view(s.data(), s.size());
@@ -40,19 +40,24 @@ class HttpSession;
 
 // Shared by the server and its connections, so a handler that runs after
 // the HttpServer is gone finds `stopped` set and touches nothing else.
-struct HttpServerState {
-  HttpServerState(asio::io_context& io, const ServerConfig& config,
+struct HttpServerState : std::enable_shared_from_this<HttpServerState> {
+  HttpServerState(asio::io_context& io_in, const ServerConfig& config,
                   const InstrumentTable& instruments, const MarketDataStore& md,
                   Metrics& metrics_in, std::function<HealthInfo()> health,
                   const HttpServerOptions& options_in)
-      : acceptor(io),
-        retry_timer(io),
-        api(config, instruments, md, metrics_in, std::move(health)),
+      : api(config, instruments, md, metrics_in, std::move(health)),
         metrics(metrics_in),
-        options(options_in) {}
+        options(options_in),
+        acceptor(io_in,
+                 AcceptorHandlers{[this] { return sessions.size(); },
+                                  [this](tcp::socket socket) {
+                                    StartSession(std::move(socket));
+                                  },
+                                  [this] { metrics.HttpConnectionRefused(); }},
+                 AcceptorOptions{options_in.max_connections}) {}
 
-  tcp::acceptor acceptor;
-  asio::steady_timer retry_timer;
+  void StartSession(tcp::socket socket);
+
   HttpApi api;
   Metrics& metrics;
   HttpServerOptions options;
@@ -60,6 +65,9 @@ struct HttpServerState {
   uint16_t port = 0;
   bool listening = false;
   bool stopped = false;
+  // Last: its handlers read the members above. Closed by Stop(), and so
+  // calls none after the state is gone.
+  Acceptor acceptor;
 };
 
 // One HTTP/1.1 connection: read a request, answer it, repeat while
@@ -212,39 +220,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::shared_ptr<HttpServerState> state_;
 };
 
-namespace {
-
-void DoAccept(const std::shared_ptr<HttpServerState>& state) {
-  state->acceptor.async_accept([state](beast::error_code ec,
-                                       tcp::socket socket) {
-    if (state->stopped) return;
-    if (ec) {
-      if (ec == asio::error::operation_aborted) return;
-      // Out of descriptors and the like: try again shortly, do not spin.
-      state->retry_timer.expires_after(kAcceptRetry);
-      state->retry_timer.async_wait([state](beast::error_code wait_ec) {
-        if (!wait_ec && !state->stopped) DoAccept(state);
-      });
-      return;
-    }
-    if (state->sessions.size() >= state->options.max_connections) {
-      state->metrics.HttpConnectionRefused();
-      beast::error_code ignored;
-      socket.close(ignored);
-    } else {
-      beast::error_code ignored;
-      socket.set_option(tcp::no_delay(true), ignored);
-      auto session = std::make_shared<HttpSession>(std::move(socket), state);
-      state->sessions.emplace(session.get(), session);
-      state->metrics.SetHttpConnections(
-          static_cast<int64_t>(state->sessions.size()));
-      session->Start();
-    }
-    DoAccept(state);
-  });
+void HttpServerState::StartSession(tcp::socket socket) {
+  auto session =
+      std::make_shared<HttpSession>(std::move(socket), shared_from_this());
+  sessions.emplace(session.get(), session);
+  metrics.SetHttpConnections(static_cast<int64_t>(sessions.size()));
+  session->Start();
 }
-
-}  // namespace
 
 }  // namespace internal
 
@@ -277,22 +259,13 @@ Status HttpServer::Listen(const std::string& address, uint16_t port) {
     return InvalidArgumentError("http: listen on " + where +
                                 ": not an IP address");
   }
-  const tcp::endpoint endpoint(ip, port);
-  s.acceptor.open(endpoint.protocol(), ec);
-  if (!ec) s.acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) s.acceptor.bind(endpoint, ec);
-  if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  uint16_t bound = 0;
-  if (!ec) bound = s.acceptor.local_endpoint(ec).port();
+  ec = s.acceptor.Listen(ip, port);
   if (ec) {
-    beast::error_code ignored;
-    s.acceptor.close(ignored);
     return Status(StatusCode::kUnavailable,
                   "http: listen on " + where + ": " + ec.message());
   }
-  s.port = bound;
+  s.port = s.acceptor.port();
   s.listening = true;
-  internal::DoAccept(state_);
   return Status::Ok();
 }
 
@@ -302,12 +275,15 @@ void HttpServer::set_index(const index::IndexService* service) {
 
 uint16_t HttpServer::port() const { return state_->port; }
 
+uint64_t HttpServer::accept_errors() const {
+  return state_->acceptor.accept_errors();
+}
+
 void HttpServer::Stop() {
   internal::HttpServerState& s = *state_;
   if (s.stopped) return;
   s.stopped = true;
-  beast::error_code ignored;
-  s.acceptor.close(ignored);
+  s.acceptor.Close();
   // Close() may end a session's last reference; collect first so the map
   // is not modified while iterating.
   std::vector<std::shared_ptr<internal::HttpSession>> live;

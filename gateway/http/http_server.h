@@ -74,6 +74,9 @@ class HttpServer {
   // The bound port; 0 before Listen().
   uint16_t port() const;
 
+  // Accepts that failed (and were retried) so far; any thread may read it.
+  uint64_t accept_errors() const;
+
   // Closes the acceptor and every connection. Pending handlers finish with
   // operation_aborted; nothing is answered after Stop(). Idempotent.
   void Stop();

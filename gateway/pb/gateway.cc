@@ -45,7 +45,6 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       deps_(deps),
       config_(*deps.config),
       instruments_(*deps.instruments),
-      acceptor_(io),
       outbox_(deps.metrics),
       adapter_(*deps.instruments),
       reports_(*deps.config, *deps.instruments, outbox_),
@@ -53,7 +52,14 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
                    *deps.market_data, outbox_),
       desk_(*deps.config, deps.payload_arena),
       index_desk_(deps.index),
-      settlement_desk_(*deps.config, deps.settlement) {
+      settlement_desk_(*deps.config, deps.settlement),
+      acceptor_(io,
+                AcceptorHandlers{[this] { return sessions_.size(); },
+                                 [this](tcp::socket socket) {
+                                   StartSession(std::move(socket));
+                                 },
+                                 nullptr},
+                AcceptorOptions{deps.config->session.max_sessions}) {
   if (deps.recovered_registry != nullptr) {
     desk_.Seed(*deps.recovered_registry).ok();
   }
@@ -69,40 +75,16 @@ Status Gateway::Listen(const std::string& address, uint16_t port) {
                   "protobuf gateway: bad bind address \"" + address +
                       "\": " + ec.message());
   }
-  const tcp::endpoint ep(ip, port);
-  const std::string where = address + ":" + std::to_string(port);
-  acceptor_.open(ep.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(ep, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  ec = acceptor_.Listen(ip, port);
   if (ec) {
-    return Status(
-        StatusCode::kUnavailable,
-        "protobuf gateway: cannot listen on " + where + ": " + ec.message());
+    return Status(StatusCode::kUnavailable,
+                  "protobuf gateway: cannot listen on " + address + ":" +
+                      std::to_string(port) + ": " + ec.message());
   }
-  port_ = acceptor_.local_endpoint(ec).port();
-  Accept();
   return Status();
 }
 
-void Gateway::Accept() {
-  acceptor_.async_accept(
-      [this](boost::system::error_code ec, tcp::socket socket) {
-        if (ec || stopped_) return;
-        if (sessions_.size() >= config_.session.max_sessions) {
-          boost::system::error_code ignored;
-          socket.close(ignored);
-          Accept();
-          return;
-        }
-        StartSession(std::move(socket));
-        Accept();
-      });
-}
-
 void Gateway::StartSession(tcp::socket socket) {
-  boost::system::error_code ignored;
-  socket.set_option(tcp::no_delay(true), ignored);
   auto s = std::make_shared<Session>(next_session_id_++, std::move(socket));
   s->connected_ns = s->last_recv_ns = s->last_send_ns = SteadyNs();
   s->heartbeat_ms = config_.session.default_heartbeat_ms;
@@ -466,8 +448,7 @@ int Gateway::Write(int64_t now) {
 void Gateway::Stop() {
   if (stopped_) return;
   stopped_ = true;
-  boost::system::error_code ignored;
-  acceptor_.close(ignored);
+  acceptor_.Close();
   std::vector<Session*> all;
   for (auto& [id, s] : sessions_) all.push_back(s.get());
   for (Session* s : all) Close(*s, "exchange stopping");

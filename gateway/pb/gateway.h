@@ -24,6 +24,7 @@
 #include "gateway/pb/reference_desk.h"
 #include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
+#include "gateway/session/acceptor.h"
 
 namespace cfx::exchange {
 class Journal;
@@ -93,7 +94,7 @@ class Gateway {
 
   // Starts accepting on address:port (0 = an ephemeral port).
   Status Listen(const std::string& address, uint16_t port);
-  uint16_t port() const { return port_; }
+  uint16_t port() const { return acceptor_.port(); }
 
   // One durable engine event, in seq order (also the startup replay that
   // seeds the order view, before any session exists).
@@ -117,10 +118,11 @@ class Gateway {
   uint64_t last_event_seq() const { return last_event_seq_; }
   // Commands handed to the sequencer so far.
   uint64_t commands_submitted() const { return commands_submitted_; }
+  // Accepts that failed (and were retried) so far; any thread may read it.
+  uint64_t accept_errors() const { return acceptor_.accept_errors(); }
 
  private:
   // gateway.cc: connections, frames, timers and writes.
-  void Accept();
   void StartSession(asio::ip::tcp::socket socket);
   void OnFrame(Session& s, std::string_view payload);
   bool OnSessionMessage(Session& s, wire::v1::Envelope::BodyCase body);
@@ -162,8 +164,6 @@ class Gateway {
   GatewayDeps deps_;
   const ServerConfig& config_;
   const InstrumentTable& instruments_;
-  asio::ip::tcp::acceptor acceptor_;
-  uint16_t port_ = 0;
   bool stopped_ = false;
 
   uint64_t next_session_id_ = 1;
@@ -192,6 +192,8 @@ class Gateway {
     std::shared_ptr<std::atomic<bool>> done;
   };
   std::vector<Worker> workers_;
+  // Last: its handlers read the members above.
+  Acceptor acceptor_;
 };
 
 }  // namespace cfx::gateway::pb

@@ -11,6 +11,7 @@
 
 #include "gateway/asio.h"
 #include "tests/gateway/http/http_test_config.h"
+#include "tests/gateway/session/descriptor_limit.h"
 
 namespace cfx::gateway {
 namespace {
@@ -446,6 +447,51 @@ TEST(HttpServer, ListenTwiceFails) {
             StatusCode::kFailedPrecondition);
   server.Stop();
   io.run();  // the cancelled accept completes; nothing else is pending
+}
+
+// The server and a client on this thread: an accept that fails (no
+// descriptor left) is retried, and the waiting client is then answered.
+TEST(HttpServer, KeepsAcceptingAfterAnAcceptFails) {
+  const ServerConfig config = testing::HttpTestConfig();
+  const InstrumentTable instruments(config);
+  const MarketDataStore md(config);
+  Metrics metrics;
+  asio::io_context io;
+  HttpServer server(io, config, instruments, md, metrics, nullptr);
+  ASSERT_TRUE(server.Listen("127.0.0.1", 0).ok());
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  const auto run_until = [&](auto done) {
+    while (!done() && std::chrono::steady_clock::now() < end) {
+      io.run_one_for(std::chrono::milliseconds(50));
+    }
+    return done();
+  };
+  tcp::socket client(io);
+  client.open(tcp::v4());
+  {
+    testing::DescriptorLimit limit;
+    ASSERT_TRUE(limit.ok());
+    client.connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+    ASSERT_TRUE(run_until([&] { return server.accept_errors() > 0; }));
+  }
+  const std::string request =
+      "GET /api/v1/instruments HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: "
+      "close\r\n"
+      "\r\n";
+  asio::write(client, asio::buffer(request));
+  client.non_blocking(true);
+  std::string reply;
+  EXPECT_TRUE(run_until([&] {
+    char buf[1024];
+    beast::error_code ec;
+    const std::size_t n = client.read_some(asio::buffer(buf), ec);
+    reply.append(buf, n);
+    return reply.find("\r\n\r\n") != std::string::npos;
+  }));
+  EXPECT_EQ(reply.rfind("HTTP/1.1 200 ", 0), 0u) << reply;
+  EXPECT_EQ(server.accept_errors(), 1u);
+  server.Stop();
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 # (tests/gateway/server/server_fixture.h); the index desk against a bare
 # pb::Gateway with an in-memory index service (index_gateway_fixture.h); the
 # settlement desk directly and against a bare pb::Gateway with an engine and
-# an in-memory settlement service (settlement_gateway_fixture.h).
+# an in-memory settlement service (settlement_gateway_fixture.h); the
+# acceptor of a bare pb::Gateway on the test thread (accept_test.cc).
 list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/accept_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/frame_random_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/frame_test.cc

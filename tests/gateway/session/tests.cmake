@@ -1,5 +1,8 @@
-# gateway/session: the day's order view and account visibility.
+# gateway/session: the day's order view and account visibility; the shared
+# TCP acceptor, driven on the test thread, with an accept made to fail by
+# running out of descriptors (descriptor_limit.h).
 list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
 list(APPEND GATEWAY_TEST_LIBS cfx::gateway_session cfx::gateway_config
