@@ -24,7 +24,7 @@ ExecutionReportPublisher::ExecutionReportPublisher(
     : config_(config),
       instruments_(instruments),
       outbox_(outbox),
-      builder_(config),
+      builder_(config, instruments),
       by_account_(config.engine.limits.max_accounts + 1) {}
 
 void ExecutionReportPublisher::Add(Session& s) {

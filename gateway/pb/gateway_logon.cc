@@ -4,6 +4,7 @@
 
 #include "exchange/event_replay.h"
 #include "exchange/journal.h"
+#include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/http/metrics.h"
 #include "gateway/pb/frame.h"
@@ -166,10 +167,12 @@ void Gateway::StartRetransmission(Session& s, uint64_t after_seq,
           // From the journal's start, as the live builder saw it: the
           // builder's order view gives trade and cancel reports the price,
           // quantity and status of orders accepted before `after_seq`.
-          ReportBuilder rb(*config);
+          InstrumentTable instruments(*config);
+          ReportBuilder rb(*config, instruments);
           st = exchange::ReplayEvents(
               *journal, config->engine, exchange::Seq{0},
               exchange::Seq{through}, [&](const exchange::Event& ev) {
+                instruments.OnEvent(ev);
                 rb.OnEvent(ev, [&](AccountId a, const w::Envelope& env) {
                   if (a != account) return;
                   uint64_t seq = 0;

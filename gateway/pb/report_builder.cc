@@ -35,8 +35,9 @@ w::OrderStatus WireOrderStatus(OrderState s) {
   return w::ORDER_STATUS_UNKNOWN;
 }
 
-ReportBuilder::ReportBuilder(const ServerConfig& config)
-    : instruments_(config),
+ReportBuilder::ReportBuilder(const ServerConfig& config,
+                             const InstrumentTable& instruments)
+    : instruments_(instruments),
       last_seq_(config.engine.limits.max_accounts + 1, 0),
       next_index_(config.engine.limits.max_accounts + 1, 0) {}
 
@@ -104,8 +105,55 @@ void ReportBuilder::Emit(exchange::AccountId account, const EmitFn& emit) {
   emit(account, envelope_);
 }
 
+// The reject of a command an account sent: an ExecutionReport for a new
+// order, a CancelReject for a cancel or replace, a MassCancelReport for a
+// mass cancel.
+void ReportBuilder::Rejected(const Event& e, const EmitFn& emit) {
+  if (e.account.value == 0) return;
+  const auto code = static_cast<w::RejectReason>(e.reason);
+  std::string text(exchange::RejectCodeName(e.reject_code()));
+  // Name the requirement a spot sell misses (docs/matching.md).
+  if (e.reject_code() == exchange::RejectCode::kGradeNotEligible) {
+    text += ": ";
+    text +=
+        exchange::EligibilityName(static_cast<exchange::Eligibility>(e.count));
+  }
+  envelope_.Clear();
+  if (e.command == exchange::CommandType::kNewOrder) {
+    w::ExecutionReport* r = envelope_.mutable_execution_report();
+    r->set_transact_time_ns(e.ts.nanos);
+    r->set_exec_type(w::EXEC_TYPE_REJECTED);
+    r->set_order_status(w::ORDER_STATUS_REJECTED);
+    r->set_client_order_id(e.client_order_id.value);
+    r->set_symbol(Symbol(e.instrument));
+    r->set_side(WireSide(e.side));
+    r->set_price(e.price.units);
+    r->set_quantity(e.quantity.lots);
+    r->set_reject_reason(code);
+    r->set_text(text);
+  } else if (e.command == exchange::CommandType::kCancel ||
+             e.command == exchange::CommandType::kReplace) {
+    w::CancelReject* r = envelope_.mutable_cancel_reject();
+    r->set_transact_time_ns(e.ts.nanos);
+    r->set_client_order_id(e.client_order_id.value);
+    r->set_order_id(e.order_id.value);
+    r->set_replace(e.command == exchange::CommandType::kReplace);
+    r->set_reason(code);
+    r->set_text(text);
+  } else if (e.command == exchange::CommandType::kMassCancel) {
+    w::MassCancelReport* r = envelope_.mutable_mass_cancel_report();
+    r->set_transact_time_ns(e.ts.nanos);
+    r->set_client_order_id(e.client_order_id.value);
+    r->set_symbol(Symbol(e.instrument));
+    r->set_reject_reason(code);
+    r->set_text(text);
+  } else {
+    return;
+  }
+  Emit(e.account, emit);
+}
+
 void ReportBuilder::OnEvent(const Event& e, const EmitFn& emit) {
-  instruments_.OnEvent(e);
   orders_.OnEvent(e);
   seq_ = e.seq;
   switch (e.type) {
@@ -120,51 +168,9 @@ void ReportBuilder::OnEvent(const Event& e, const EmitFn& emit) {
       Emit(e.account, emit);
       break;
     }
-    case EventType::kRejected: {
-      if (e.account.value == 0) break;
-      const auto code = static_cast<w::RejectReason>(e.reason);
-      std::string text(exchange::RejectCodeName(e.reject_code()));
-      // Name the requirement a spot sell misses (docs/matching.md).
-      if (e.reject_code() == exchange::RejectCode::kGradeNotEligible) {
-        text += ": ";
-        text += exchange::EligibilityName(
-            static_cast<exchange::Eligibility>(e.count));
-      }
-      envelope_.Clear();
-      if (e.command == exchange::CommandType::kNewOrder) {
-        w::ExecutionReport* r = envelope_.mutable_execution_report();
-        r->set_transact_time_ns(e.ts.nanos);
-        r->set_exec_type(w::EXEC_TYPE_REJECTED);
-        r->set_order_status(w::ORDER_STATUS_REJECTED);
-        r->set_client_order_id(e.client_order_id.value);
-        r->set_symbol(Symbol(e.instrument));
-        r->set_side(WireSide(e.side));
-        r->set_price(e.price.units);
-        r->set_quantity(e.quantity.lots);
-        r->set_reject_reason(code);
-        r->set_text(text);
-      } else if (e.command == exchange::CommandType::kCancel ||
-                 e.command == exchange::CommandType::kReplace) {
-        w::CancelReject* r = envelope_.mutable_cancel_reject();
-        r->set_transact_time_ns(e.ts.nanos);
-        r->set_client_order_id(e.client_order_id.value);
-        r->set_order_id(e.order_id.value);
-        r->set_replace(e.command == exchange::CommandType::kReplace);
-        r->set_reason(code);
-        r->set_text(text);
-      } else if (e.command == exchange::CommandType::kMassCancel) {
-        w::MassCancelReport* r = envelope_.mutable_mass_cancel_report();
-        r->set_transact_time_ns(e.ts.nanos);
-        r->set_client_order_id(e.client_order_id.value);
-        r->set_symbol(Symbol(e.instrument));
-        r->set_reject_reason(code);
-        r->set_text(text);
-      } else {
-        break;
-      }
-      Emit(e.account, emit);
+    case EventType::kRejected:
+      Rejected(e, emit);
       break;
-    }
     case EventType::kCancelAccepted:
     case EventType::kOrderCancelled: {
       w::ExecutionReport* r = StartReport(e.account, e);

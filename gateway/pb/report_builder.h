@@ -18,21 +18,24 @@ namespace cfx::gateway::pb {
 // retransmission replay run the same builder over the same events, so they
 // produce the same messages at the same positions.
 //
-// Symbols come from the builder's own InstrumentTable, fed the same events
-// (spot listings), so a retransmission worker never reads the gateway
-// thread's table.
+// Symbols come from an InstrumentTable the owner feeds each event before
+// OnEvent(): the live gateway's is the server's table (the one the gateways
+// name instruments by); a retransmission worker feeds a table of its own
+// from the events it replays, so it never reads the gateway thread's.
 //
-// Thread: owned by one thread. Memory: per-account counters sized from the
-// config; one reusable Envelope; an InstrumentTable.
+// Thread: owned by one thread, the one that feeds `instruments`. Memory:
+// per-account counters sized from the config; one reusable Envelope.
 class ReportBuilder {
  public:
   using EmitFn =
       std::function<void(exchange::AccountId, const wire::v1::Envelope&)>;
 
-  explicit ReportBuilder(const ServerConfig& config);
+  // `instruments` must outlive the builder.
+  ReportBuilder(const ServerConfig& config, const InstrumentTable& instruments);
 
-  // Applies `e` to the builder's own instrument table and order view, then
-  // calls emit(account, message) for each message it causes, in order.
+  // Applies `e` to the order view, then calls emit(account, message) for
+  // each message it causes, in order. REQUIRES: `instruments` has been fed
+  // `e`.
   void OnEvent(const exchange::Event& e, const EmitFn& emit);
 
   const OrderView& orders() const { return orders_; }
@@ -42,13 +45,14 @@ class ReportBuilder {
   wire::v1::ExecutionReport* StartReport(exchange::AccountId account,
                                          const exchange::Event& e);
   void Emit(exchange::AccountId account, const EmitFn& emit);
+  void Rejected(const exchange::Event& e, const EmitFn& emit);
   void FillOrder(wire::v1::ExecutionReport* r, exchange::OrderId id,
                  exchange::ClientOrderId client_order_id,
                  exchange::InstrumentId instrument, exchange::Side side,
                  exchange::Quantity leaves, exchange::Quantity filled);
   const std::string& Symbol(exchange::InstrumentId id) const;
 
-  InstrumentTable instruments_;
+  const InstrumentTable& instruments_;
   OrderView orders_;
   std::vector<uint64_t> last_seq_;    // by account id
   std::vector<uint32_t> next_index_;  // by account id

@@ -71,6 +71,7 @@ void SettlementGateway::ApplyCommands() {
     engine_->Apply(c, events.sink());
     ++applied_;
     for (const exchange::Event& e : events.Take()) {
+      instruments_->OnEvent(e);  // first, as the exchange server does
       gateway_->OnEvent(e);
       settlement_->OnEvent(e);
     }
