@@ -333,8 +333,7 @@ bool Gateway::Submit(Session& s, const Command& c, const char* type,
                      uint64_t client_order_id) {
   if (!deps_.ring->TryPush(c)) {
     outbox_.Reject(s, w::SESSION_REJECT_REASON_SYSTEM_BUSY, type, nullptr,
-                   "the exchange is busy; nothing was accepted, try again",
-                   client_order_id);
+                   kBusyText, client_order_id);
     return false;
   }
   ++commands_submitted_;

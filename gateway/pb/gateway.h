@@ -159,6 +159,12 @@ class Gateway {
   // (settlement_desk.h).
   void OnClearingRequest(Session& s, const wire::v1::Envelope& m);
   void OnClearingEvent(const exchange::Event& e);
+  // A desk request's command onto the ring (true, counted as submitted), or
+  // false when the ring is full.
+  bool PushDeskCommand(const exchange::Command& c);
+  // Sends the desk ack in out_ of a request that does not reach the engine,
+  // counted as a rejected order when `rejected`.
+  void SendDeskAck(Session& s, bool rejected);
 
   asio::io_context& io_;
   GatewayDeps deps_;

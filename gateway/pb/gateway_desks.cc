@@ -17,6 +17,18 @@ namespace cfx::gateway::pb {
 
 namespace w = cfx::wire::v1;
 
+namespace {
+
+// The ack of a desk request the ring had no room for.
+template <typename Ack>
+void SetBusy(Ack* ack) {
+  ack->set_accepted(false);
+  ack->set_reason(w::REJECT_REASON_SYSTEM_BUSY);
+  ack->set_text(kBusyText);
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------- reference
 
 void Gateway::OnInstrumentList(Session& s) {
@@ -105,23 +117,21 @@ void Gateway::OnReference(Session& s, const w::Envelope& m) {
     default:
       return;
   }
-  if (r.submit && !deps_.ring->TryPush(r.cmd)) {
-    const uint64_t request_id = r.ack.request_id();
-    desk_.Abandon(r);
-    r = ReferenceDesk::Request{};
-    r.ack.set_request_id(request_id);
-    r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
-    r.ack.set_text("the exchange is busy; nothing was accepted, try again");
-  }
-  if (!r.submit) {
-    if (deps_.metrics != nullptr) deps_.metrics->OrderRejected();
-    out_.Clear();
-    *out_.mutable_reference_ack() = r.ack;
-    outbox_.Send(s, out_);
+  if (r.submit && PushDeskCommand(r.cmd)) {
+    desk_.Submitted(r, s.id);
     return;
   }
-  ++commands_submitted_;
-  desk_.Submitted(r, s.id);
+  if (r.submit) {  // the ring is full
+    const uint64_t request_id = r.ack.request_id();
+    desk_.Abandon(r);
+    r.ack = w::ReferenceAck();
+    r.ack.set_request_id(request_id);
+    r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
+    r.ack.set_text(kBusyText);
+  }
+  out_.Clear();
+  *out_.mutable_reference_ack() = r.ack;
+  SendDeskAck(s, /*rejected=*/true);
 }
 
 void Gateway::OnReferenceEvent(const exchange::Event& e) {
@@ -175,20 +185,14 @@ void Gateway::OnClearingRequest(Session& s, const w::Envelope& m) {
   if (m.has_settlement_rerun_request()) {
     SettlementDesk::Rerun r =
         settlement_desk_.RerunRequest(*s.user, m.settlement_rerun_request());
-    if (r.submit && !deps_.ring->TryPush(r.cmd)) {
-      r.submit = false;
-      r.ack.set_accepted(false);
-      r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
-      r.ack.set_text("the exchange is busy; nothing was accepted, try again");
-    }
-    if (!r.submit) {
-      out_.Clear();
-      *out_.mutable_settlement_rerun_ack() = std::move(r.ack);
-      outbox_.Send(s, out_);
+    if (r.submit && PushDeskCommand(r.cmd)) {
+      settlement_desk_.Submitted(r, s.id);
       return;
     }
-    ++commands_submitted_;
-    settlement_desk_.Submitted(r, s.id);
+    if (r.submit) SetBusy(&r.ack);
+    out_.Clear();
+    *out_.mutable_settlement_rerun_ack() = std::move(r.ack);
+    SendDeskAck(s, /*rejected=*/false);
     return;
   }
   const w::CollateralRequest& c = m.collateral_request();
@@ -200,21 +204,25 @@ void Gateway::OnClearingRequest(Session& s, const w::Envelope& m) {
     return;
   }
   SettlementDesk::Request r = settlement_desk_.Collateral(*s.user, c);
-  if (r.submit && !deps_.ring->TryPush(r.cmd)) {
-    r.submit = false;
-    r.ack.set_accepted(false);
-    r.ack.set_reason(w::REJECT_REASON_SYSTEM_BUSY);
-    r.ack.set_text("the exchange is busy; nothing was accepted, try again");
-  }
-  if (!r.submit) {
-    if (deps_.metrics != nullptr) deps_.metrics->OrderRejected();
-    out_.Clear();
-    *out_.mutable_collateral_ack() = std::move(r.ack);
-    outbox_.Send(s, out_);
+  if (r.submit && PushDeskCommand(r.cmd)) {
+    settlement_desk_.Submitted(r, s.id);
     return;
   }
+  if (r.submit) SetBusy(&r.ack);
+  out_.Clear();
+  *out_.mutable_collateral_ack() = std::move(r.ack);
+  SendDeskAck(s, /*rejected=*/true);
+}
+
+bool Gateway::PushDeskCommand(const exchange::Command& c) {
+  if (!deps_.ring->TryPush(c)) return false;
   ++commands_submitted_;
-  settlement_desk_.Submitted(r, s.id);
+  return true;
+}
+
+void Gateway::SendDeskAck(Session& s, bool rejected) {
+  if (rejected && deps_.metrics != nullptr) deps_.metrics->OrderRejected();
+  outbox_.Send(s, out_);
 }
 
 // The engine's answer to a CollateralRequest goes to the session that

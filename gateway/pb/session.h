@@ -84,6 +84,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<uint32_t> trades;  // subscribed instrument ids
 };
 
+// The text of a SYSTEM_BUSY refusal: the sequencer's ring was full.
+inline constexpr char kBusyText[] =
+    "the exchange is busy; nothing was accepted, try again";
+
 // The gateway's sessions by session id.
 using SessionMap = std::unordered_map<uint64_t, std::shared_ptr<Session>>;
 

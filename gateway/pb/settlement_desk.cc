@@ -65,6 +65,54 @@ using settlement::AmountText;
 // Added to each repeated element's size for its tag and length prefix.
 constexpr std::size_t kElementOverhead = 8;
 
+// Splits a long answer into parts: each Envelope of `*out` holds one `Part`
+// (SettlementReport, MarginCallList) of about kMaxMessageBytes at most, with
+// the request id and date; every part but the last has more = true.
+template <typename Part>
+class PartWriter {
+ public:
+  using MutablePart = Part* (w::Envelope::*)();
+
+  // Starts the first part in the (one) Envelope of `*out`.
+  PartWriter(std::vector<w::Envelope>* out, MutablePart mutable_part,
+             uint64_t request_id, std::string date)
+      : out_(out),
+        mutable_part_(mutable_part),
+        request_id_(request_id),
+        date_(std::move(date)) {
+    Start();
+  }
+
+  Part* part() const { return part_; }
+
+  // Makes room for an element of `n` bytes: the next part starts when it
+  // would not fit this one, unless this one is `empty` (a part holds at
+  // least one element, however large). Then counts the element in.
+  void Reserve(std::size_t n, bool empty) {
+    if (used_ + n > SettlementDesk::kMaxMessageBytes && !empty) {
+      part_->set_more(true);
+      out_->emplace_back();
+      Start();
+    }
+    used_ += n;
+  }
+
+ private:
+  void Start() {
+    part_ = (out_->back().*mutable_part_)();
+    part_->set_request_id(request_id_);
+    part_->set_date(date_);
+    used_ = out_->back().ByteSizeLong();
+  }
+
+  std::vector<w::Envelope>* out_;
+  MutablePart mutable_part_;
+  uint64_t request_id_;
+  std::string date_;
+  Part* part_ = nullptr;
+  std::size_t used_ = 0;
+};
+
 const std::string& Symbol(const settlement::SettlementConfig& c,
                           uint32_t instrument) {
   static const std::string kNone;
@@ -201,35 +249,18 @@ std::vector<w::Envelope> SettlementDesk::Report(
   if (report == nullptr) return out;
   const settlement::SettlementConfig& config = settlement_->config();
   const std::optional<uint32_t> scope = Scope(user);
-  const std::string date = FormatDay(report->date);
-
-  w::SettlementReport* part = out[0].mutable_settlement_report();
-  part->set_request_id(id);
-  part->set_date(date);
-  std::size_t used = out[0].ByteSizeLong();
-  // Starts the next part when `n` more bytes would not fit this one (a
-  // part holds at least one element, however large).
-  const auto room = [&](std::size_t n) {
-    if (used + n <= kMaxMessageBytes ||
-        (part->contracts_size() == 0 && part->accounts_size() == 0 &&
-         part->trades_size() == 0 && part->movements_size() == 0)) {
-      return;
-    }
-    part->set_more(true);
-    out.emplace_back();
-    part = out.back().mutable_settlement_report();
-    part->set_request_id(id);
-    part->set_date(date);
-    used = out.back().ByteSizeLong();
-  };
+  PartWriter<w::SettlementReport> parts(&out,
+                                        &w::Envelope::mutable_settlement_report,
+                                        id, FormatDay(report->date));
   // Puts one element of a report (a contract, account, fill, movement)
   // into the current part, or a new one when it would not fit.
   const auto append = [&](const auto& line, auto element, auto add) {
     ToWire(config, line, &element);
-    const std::size_t n = element.ByteSizeLong() + kElementOverhead;
-    room(n);
-    *add(*part) = std::move(element);
-    used += n;
+    const w::SettlementReport& part = *parts.part();
+    parts.Reserve(element.ByteSizeLong() + kElementOverhead,
+                  part.contracts_size() == 0 && part.accounts_size() == 0 &&
+                      part.trades_size() == 0 && part.movements_size() == 0);
+    *add(*parts.part()) = std::move(element);
   };
   const auto visible = [&scope](uint32_t member) {
     return member != 0 && (!scope.has_value() || member == *scope);
@@ -302,16 +333,14 @@ std::vector<w::Envelope> SettlementDesk::Calls(
   const settlement::RunReport* report =
       SettledRun(user, id, q.date(), "margin calls", &out[0]);
   if (report == nullptr) return out;
-  const settlement::SettlementConfig& config = settlement_->config();
   const std::optional<uint32_t> scope = Scope(user);
-  const std::string date = FormatDay(report->date);
-  w::MarginCallList* part = out[0].mutable_margin_call_list();
-  part->set_request_id(id);
-  part->set_date(date);
-  std::size_t used = out[0].ByteSizeLong();
+  PartWriter<w::MarginCallList> parts(&out,
+                                      &w::Envelope::mutable_margin_call_list,
+                                      id, FormatDay(report->date));
   // A member without a member index sees nothing (scope 0 matches none).
   const uint32_t member = scope.has_value() ? *scope : 0;
   if (scope.has_value() && member == 0) return out;
+  const settlement::SettlementConfig& config = settlement_->config();
   for (const settlement::MarginCall& c :
        settlement::MarginCalls(*report, settlement_->ledger(), member)) {
     if (!q.account().empty() &&
@@ -320,17 +349,9 @@ std::vector<w::Envelope> SettlementDesk::Calls(
     }
     w::MarginCall call;
     ToWire(config, c, &call);
-    const std::size_t n = call.ByteSizeLong() + kElementOverhead;
-    if (used + n > kMaxMessageBytes && part->calls_size() > 0) {
-      part->set_more(true);
-      out.emplace_back();
-      part = out.back().mutable_margin_call_list();
-      part->set_request_id(id);
-      part->set_date(date);
-      used = out.back().ByteSizeLong();
-    }
-    *part->add_calls() = std::move(call);
-    used += n;
+    parts.Reserve(call.ByteSizeLong() + kElementOverhead,
+                  parts.part()->calls_size() == 0);
+    *parts.part()->add_calls() = std::move(call);
   }
   return out;
 }

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstddef>
 #include <vector>
 
@@ -13,17 +12,7 @@ namespace {
 
 using tcp = asio::ip::tcp;
 
-constexpr auto kDeadline = std::chrono::seconds(10);
-
-// Runs `io` on this thread until `done()` or the deadline.
-template <typename Done>
-bool RunUntil(asio::io_context& io, Done done) {
-  const auto end = std::chrono::steady_clock::now() + kDeadline;
-  while (!done() && std::chrono::steady_clock::now() < end) {
-    io.run_one_for(std::chrono::milliseconds(50));
-  }
-  return done();
-}
+using testing::RunUntil;
 
 class AcceptorTest : public ::testing::Test {
  protected:

@@ -4,11 +4,16 @@
 // process may open no new file descriptor (RLIMIT_NOFILE is lowered to the
 // lowest free descriptor number), so an accept fails with EMFILE.
 // Descriptors already open keep working. Single-threaded tests only: every
-// thread of the process is limited.
+// thread of the process is limited. RunUntil() drives the server's
+// io_context on the test thread meanwhile.
 
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include <chrono>
+
+#include "gateway/asio.h"
 
 namespace cfx::gateway::testing {
 
@@ -40,5 +45,16 @@ class DescriptorLimit {
   rlimit saved_{};
   bool ok_ = false;
 };
+
+// Runs `io` on this thread until `done()` or 10 s have passed; returns
+// done().
+template <typename Done>
+bool RunUntil(asio::io_context& io, Done done) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!done() && std::chrono::steady_clock::now() < end) {
+    io.run_one_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
 
 }  // namespace cfx::gateway::testing
