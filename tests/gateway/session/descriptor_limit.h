@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <utility>  // before Asio (gateway/asio.h)
 
 #include "gateway/asio.h"
 
