@@ -81,6 +81,14 @@ struct GatewayDeps {
 // subscribers. Retransmission after a reconnect re-derives the account's
 // messages from the journal on a worker thread.
 //
+// The parts: the shared Acceptor (gateway/session/acceptor.h) admits
+// connections up to session.max_sessions; OrderEntryAdapter is the ingress
+// path (frames to validated Commands); ExecutionReportPublisher the egress
+// one (events to order messages); MarketDataPublisher serves subscriptions;
+// the reference, index and settlement desks answer their requests; Outbox
+// queues every session's output. The Gateway runs the session state
+// machine and wires them.
+//
 // Thread: everything runs on the gateway thread that runs `io` and calls
 // OnEvent() and Poll(), except the retransmission workers, which only read
 // the journal and post their result back. Memory: per-session buffers; the
@@ -92,7 +100,9 @@ class Gateway {
   Gateway(const Gateway&) = delete;
   Gateway& operator=(const Gateway&) = delete;
 
-  // Starts accepting on address:port (0 = an ephemeral port).
+  // Starts accepting on address:port (0 = an ephemeral port); an accept
+  // that fails is retried. Returns kInvalidArgument for a bad address,
+  // kUnavailable if the socket cannot be bound.
   Status Listen(const std::string& address, uint16_t port);
   uint16_t port() const { return acceptor_.port(); }
 
