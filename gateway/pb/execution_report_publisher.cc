@@ -12,12 +12,6 @@ namespace cfx::gateway::pb {
 namespace w = cfx::wire::v1;
 using exchange::AccountId;
 
-namespace {
-
-constexpr std::size_t kMaxPendingAcks = 1 << 16;
-
-}  // namespace
-
 ExecutionReportPublisher::ExecutionReportPublisher(
     const ServerConfig& config, const InstrumentTable& instruments,
     Outbox& outbox)
@@ -35,13 +29,6 @@ void ExecutionReportPublisher::Remove(Session& s) {
   if (s.account.value == 0 || s.user == nullptr) return;
   auto& v = by_account_[s.account.value];
   v.erase(std::remove(v.begin(), v.end(), &s), v.end());
-}
-
-void ExecutionReportPublisher::ExpectAck(Session& s, uint64_t client_order_id,
-                                         int64_t now_ns) {
-  // Bounded: a session that never gets its acks cannot grow this.
-  if (s.acks.size() >= kMaxPendingAcks) s.acks.pop_front();
-  s.acks.emplace_back(client_order_id, now_ns);
 }
 
 void ExecutionReportPublisher::OnEvent(const exchange::Event& e) {

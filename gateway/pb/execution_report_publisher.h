@@ -36,7 +36,11 @@ class ExecutionReportPublisher {
   void Remove(Session& s);
 
   // Remembers an order `s` submitted, for the order-to-ack latency.
-  void ExpectAck(Session& s, uint64_t client_order_id, int64_t now_ns);
+  void ExpectAck(Session& s, uint64_t client_order_id, int64_t now_ns) {
+    // Bounded: a session that never gets its acks cannot grow this.
+    if (s.acks.size() >= kMaxPendingAcks) s.acks.pop_front();
+    s.acks.emplace_back(client_order_id, now_ns);
+  }
 
   // One durable event, in seq order: the order messages it causes.
   void OnEvent(const exchange::Event& e);
@@ -50,6 +54,8 @@ class ExecutionReportPublisher {
   void OnOrderStatus(Session& s, const wire::v1::OrderStatusRequest& m);
 
  private:
+  static constexpr std::size_t kMaxPendingAcks = 1 << 16;
+
   void Publish(exchange::AccountId account, const wire::v1::Envelope& env);
 
   const ServerConfig& config_;

@@ -193,6 +193,11 @@ void Gateway::OnFrame(Session& s, std::string_view payload) {
     deps_.metrics->MessageReceived(static_cast<int>(in_.body_case()));
   }
   const auto body = in_.body_case();
+  // The hot path first: orders of a logged-on session.
+  if (OrderEntryAdapter::Handles(body) && s.state == Session::State::kActive) {
+    OnOrderEntry(s, in_);
+    return;
+  }
   if (OnSessionMessage(s, body)) return;
   if (s.state != Session::State::kActive) {
     outbox_.Reject(s, w::SESSION_REJECT_REASON_WRONG_SESSION_STATE,
@@ -260,12 +265,9 @@ bool Gateway::OnSessionMessage(Session& s, w::Envelope::BodyCase body) {
   }
 }
 
-// The requests of a logged-on session.
+// The requests of a logged-on session other than order entry (which
+// OnFrame() hands to OnOrderEntry() first).
 void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
-  if (OrderEntryAdapter::Handles(body)) {
-    OnOrderEntry(s, in_);
-    return;
-  }
   switch (body) {
     case w::Envelope::kOrderStatusRequest:
       reports_.OnOrderStatus(s, in_.order_status_request());

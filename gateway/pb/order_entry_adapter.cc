@@ -63,11 +63,6 @@ const char* OrderEntryDenied(const UserConfig& user) {
   return nullptr;
 }
 
-bool OrderEntryAdapter::Handles(w::Envelope::BodyCase body) {
-  return body == w::Envelope::kNewOrder || body == w::Envelope::kCancelOrder ||
-         body == w::Envelope::kReplaceOrder || body == w::Envelope::kMassCancel;
-}
-
 const char* OrderEntryAdapter::MessageType(w::Envelope::BodyCase body) {
   switch (body) {
     case w::Envelope::kNewOrder:

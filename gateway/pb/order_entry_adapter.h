@@ -45,7 +45,12 @@ class OrderEntryAdapter {
       : instruments_(instruments) {}
 
   // Whether `body` is one of the order-entry messages Decode() takes.
-  static bool Handles(wire::v1::Envelope::BodyCase body);
+  static bool Handles(wire::v1::Envelope::BodyCase body) {
+    return body == wire::v1::Envelope::kNewOrder ||
+           body == wire::v1::Envelope::kCancelOrder ||
+           body == wire::v1::Envelope::kReplaceOrder ||
+           body == wire::v1::Envelope::kMassCancel;
+  }
 
   // The Envelope field name of an order-entry message, e.g. "new_order".
   static const char* MessageType(wire::v1::Envelope::BodyCase body);
