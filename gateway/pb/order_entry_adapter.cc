@@ -86,21 +86,26 @@ const InstrumentInfo* OrderEntryAdapter::FindSymbol(
 std::optional<IngressReject> OrderEntryAdapter::Decode(
     const w::Envelope& m, const UserConfig& user, exchange::AccountId account,
     Command* out) const {
-  *out = Command{};
   out->account = account;
-  std::optional<IngressReject> reject;
   switch (m.body_case()) {
     case w::Envelope::kNewOrder:
-      reject = CheckEntry(user, kNewOrder, m.new_order().client_order_id());
-      return reject ? reject : NewOrder(m.new_order(), out);
+      if (auto r =
+              CheckEntry(user, kNewOrder, m.new_order().client_order_id())) {
+        return r;
+      }
+      return NewOrder(m.new_order(), out);
     case w::Envelope::kCancelOrder:
-      reject =
-          CheckEntry(user, kCancelOrder, m.cancel_order().client_order_id());
-      return reject ? reject : Cancel(m.cancel_order(), out);
+      if (auto r = CheckEntry(user, kCancelOrder,
+                              m.cancel_order().client_order_id())) {
+        return r;
+      }
+      return Cancel(m.cancel_order(), out);
     case w::Envelope::kReplaceOrder:
-      reject =
-          CheckEntry(user, kReplaceOrder, m.replace_order().client_order_id());
-      return reject ? reject : Replace(m.replace_order(), out);
+      if (auto r = CheckEntry(user, kReplaceOrder,
+                              m.replace_order().client_order_id())) {
+        return r;
+      }
+      return Replace(m.replace_order(), out);
     case w::Envelope::kMassCancel:
       // A mass cancel's client order id is optional.
       if (const char* why = OrderEntryDenied(user)) {

@@ -57,7 +57,8 @@ class OrderEntryAdapter {
 
   // Decodes the order-entry message in `m` from `user`, trading for
   // `account`, into `*out`; or returns why it is refused (`*out` is then
-  // unspecified). REQUIRES: Handles(m.body_case()).
+  // unspecified). REQUIRES: Handles(m.body_case()); `*out` is a
+  // default-constructed Command.
   std::optional<IngressReject> Decode(const wire::v1::Envelope& m,
                                       const UserConfig& user,
                                       exchange::AccountId account,
