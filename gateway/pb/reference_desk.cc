@@ -5,8 +5,8 @@
 
 #include "exchange/core/reference/attestation.h"
 #include "exchange/core/reference/reference_payload.h"
-#include "gateway/tools/attest/ed25519.h"
-#include "gateway/tools/attest/measurement_json.h"
+#include "gateway/session/attestation_check.h"
+#include "gateway/session/attestation_signature.h"
 
 namespace cfx::gateway::pb {
 namespace {

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "exchange/core/reference/attestation.h"
+#include "gateway/session/openssl_key.h"
 #include "gateway/tools/attest/file_io.h"
 
 namespace cfx::gateway::attest {
@@ -24,29 +25,20 @@ using exchange::kEd25519SignatureBytes;
 
 // PEM key files are a few hundred bytes.
 constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
-constexpr std::string_view kKeyIdPrefix = "ed25519:";
-constexpr std::size_t kKeyIdHexDigits = 16;
 
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-struct MdCtxFree {
-  void operator()(EVP_MD_CTX* p) const { EVP_MD_CTX_free(p); }
-};
+using internal::Bytes;
+using internal::MdCtx;
+using internal::Pkey;
+using internal::PublicPkey;
+
 struct PkeyCtxFree {
   void operator()(EVP_PKEY_CTX* p) const { EVP_PKEY_CTX_free(p); }
 };
 struct BioFree {
   void operator()(BIO* p) const { BIO_free(p); }
 };
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 using PkeyCtx = std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree>;
 using Bio = std::unique_ptr<BIO, BioFree>;
-
-const unsigned char* Bytes(std::string_view s) {
-  return reinterpret_cast<const unsigned char*>(s.data());
-}
 
 // An OpenSSL failure: clears OpenSSL's error queue so it does not leak into
 // unrelated later calls.
@@ -58,11 +50,6 @@ Status OpenSslError(std::string what) {
 Pkey PrivatePkey(std::string_view private_key) {
   return Pkey(EVP_PKEY_new_raw_private_key(
       EVP_PKEY_ED25519, nullptr, Bytes(private_key), private_key.size()));
-}
-
-Pkey PublicPkey(std::string_view public_key) {
-  return Pkey(EVP_PKEY_new_raw_public_key(
-      EVP_PKEY_ED25519, nullptr, Bytes(public_key), public_key.size()));
 }
 
 Result<std::string> RawPrivate(EVP_PKEY* pkey) {
@@ -160,55 +147,6 @@ Result<std::string> Sign(std::string_view private_key,
     return OpenSslError("Ed25519 signing failed");
   }
   return sig;
-}
-
-bool Verify(std::string_view public_key, std::string_view message,
-            std::string_view signature) {
-  if (public_key.size() != kEd25519PublicKeyBytes ||
-      signature.size() != kEd25519SignatureBytes) {
-    return false;
-  }
-  Pkey pkey = PublicPkey(public_key);
-  MdCtx ctx(EVP_MD_CTX_new());
-  const bool ok =
-      pkey != nullptr && ctx != nullptr &&
-      EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) ==
-          1 &&
-      EVP_DigestVerify(ctx.get(), Bytes(signature), signature.size(),
-                       Bytes(message), message.size()) == 1;
-  // A bad signature leaves an error on OpenSSL's queue.
-  ERR_clear_error();
-  return ok;
-}
-
-std::string AttesterKeyId(std::string_view public_key) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int md_len = 0;
-  std::string id(kKeyIdPrefix);
-  if (EVP_Digest(public_key.data(), public_key.size(), md, &md_len,
-                 EVP_sha256(), nullptr) != 1 ||
-      md_len < kKeyIdHexDigits / 2) {
-    // Unreachable with a working libcrypto; an id no key can have.
-    ERR_clear_error();
-    return id + "unavailable";
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (std::size_t i = 0; i < kKeyIdHexDigits / 2; ++i) {
-    id.push_back(kHex[md[i] >> 4]);
-    id.push_back(kHex[md[i] & 0x0F]);
-  }
-  return id;
-}
-
-bool IsAttesterKeyId(std::string_view text) {
-  if (text.size() != kKeyIdPrefix.size() + kKeyIdHexDigits ||
-      text.substr(0, kKeyIdPrefix.size()) != kKeyIdPrefix) {
-    return false;
-  }
-  for (char c : text.substr(kKeyIdPrefix.size())) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
 }
 
 Result<std::string> PrivateKeyToPem(std::string_view private_key) {

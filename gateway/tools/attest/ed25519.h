@@ -5,12 +5,15 @@
 #include <string_view>
 
 #include "exchange/core/status.h"
+#include "gateway/session/attestation_signature.h"
 
 namespace cfx::gateway::attest {
 
-// Ed25519 (RFC 8032) through OpenSSL 3 EVP, for attestation signatures
-// (docs/attestations.md). Keys and signatures are raw bytes in std::string:
-// a private key is the 32-byte seed, a public key 32 bytes, a signature 64.
+// Ed25519 (RFC 8032) keys and signing through OpenSSL 3 EVP, for the
+// attesters' tools (docs/attestations.md). Keys and signatures are raw bytes
+// in std::string: a private key is the 32-byte seed, a public key 32 bytes, a
+// signature 64. Verification and the attester key id, which the exchange
+// needs too, are in gateway/session/attestation_signature.h (included here).
 //
 // Private key bytes are never logged or printed: no function here puts them
 // in a Status message.
@@ -35,19 +38,6 @@ Result<std::string> PublicKeyOf(std::string_view private_key);
 // not 32 bytes.
 Result<std::string> Sign(std::string_view private_key,
                          std::string_view message);
-
-// True iff `signature` is a valid 64-byte signature of `message` by the
-// 32-byte `public_key`. Wrong lengths are false.
-bool Verify(std::string_view public_key, std::string_view message,
-            std::string_view signature);
-
-// "ed25519:" + the first 16 lower-case hex digits of SHA-256(public_key),
-// e.g. "ed25519:3f9a0c2b7d1e4a56". REQUIRES: public_key is 32 bytes (any
-// bytes are hashed, but only those ids are meaningful).
-std::string AttesterKeyId(std::string_view public_key);
-
-// True iff `text` has the form of an AttesterKeyId().
-bool IsAttesterKeyId(std::string_view text);
 
 // PEM forms, as `openssl genpkey -algorithm ed25519` writes them: a private
 // key is unencrypted PKCS#8 ("-----BEGIN PRIVATE KEY-----"), a public key

@@ -1,9 +1,14 @@
 # gateway/session: the day's order view and account visibility; the shared
 # TCP acceptor, driven on the test thread, with an accept made to fail by
-# running out of descriptors (descriptor_limit.h).
+# running out of descriptors (descriptor_limit.h); reading and verifying
+# signed attestations, on files the attest tools write and sign
+# (attestation_samples.h, ed25519_test_vector.h), and base64.
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/attestation_check_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/attestation_signature_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/base64_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
-list(APPEND GATEWAY_TEST_LIBS cfx::gateway_session cfx::gateway_config
-  cfx::settlement_service)
+list(APPEND GATEWAY_TEST_LIBS cfx::gateway_session cfx::gateway_attest
+  cfx::gateway_config cfx::settlement_service)
