@@ -20,6 +20,7 @@
 #include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/gateway.h"
+#include "gateway/server/event_consumers.h"
 #include "index/index_service.h"
 #include "settlement/engine_commands.h"
 #include "settlement/settlement_service.h"
@@ -29,6 +30,26 @@ namespace cfx::gateway {
 using exchange::Event;
 using exchange::Seq;
 
+// The consumers of the durable event stream, in the order every event
+// reaches them, live and at start-up replay:
+// - the instrument table first: the others name instruments by it;
+// - the market-data store, then FIX, which builds its incrementals from the
+//   level change the store applied (MarketDataThenFix);
+// - the protobuf gateway;
+// - the CFX index (DESIGN.md §4): new prints reach the gateways via
+//   on_print;
+// - clearing and settlement (DESIGN.md §5) after the index, because a last
+//   trading day's final settlement reads the day's fixing; runs reach the
+//   engine via on_run.
+struct MarketDataThenFix {
+  MarketDataStore& md;
+  fix::FixGateway& fix;
+  void OnEvent(const Event& e) { fix.OnEvent(e, md.OnEvent(e)); }
+};
+using EventConsumers =
+    EventConsumerList<InstrumentTable, MarketDataThenFix, pb::Gateway,
+                      index::IndexService, settlement::SettlementService>;
+
 struct ExchangeServer::Impl {
   ServerConfig config;
   ServerOptions options;
@@ -37,18 +58,16 @@ struct ExchangeServer::Impl {
   std::unique_ptr<exchange::Pipeline> pipeline;
   exchange::SpscRing<exchange::Command>* ring = nullptr;
   asio::io_context io{1};
-  // The instruments as listed now; every consumer below reads it, so it
-  // sees each event first.
+  // The instruments as listed now.
   std::unique_ptr<InstrumentTable> instruments;
   std::unique_ptr<MarketDataStore> md;
-  // The CFX index (DESIGN.md §4), fed the durable events; its store is
-  // <data_dir>/index.
+  // The CFX index; its store is <data_dir>/index.
   std::unique_ptr<index::IndexService> index;
   bool index_flush_failed = false;
-  // Clearing and settlement (DESIGN.md §5), fed the durable events after
-  // the index (a last trading day's final settlement reads the day's
-  // fixing); its ledger is <data_dir>/settlement.
+  // Clearing and settlement; its ledger is <data_dir>/settlement.
   std::unique_ptr<settlement::SettlementService> settlement;
+  // The seq through which the settlement service loaded its stored state.
+  uint64_t settlement_from = 0;
   bool settlement_failed = false;
   bool settlement_store_failed = false;
   // What the services tell the engine, waiting for room in the ring: a
@@ -59,6 +78,9 @@ struct ExchangeServer::Impl {
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
   std::unique_ptr<HttpServer> http;
+  // Built once every consumer exists (CreateGateways).
+  std::optional<MarketDataThenFix> md_then_fix;
+  std::optional<EventConsumers> consumers;
   std::thread thread;
   // 0 = running, 1 = close sessions then keep draining events, 2 = exit.
   std::atomic<int> phase{0};
@@ -73,6 +95,12 @@ struct ExchangeServer::Impl {
     if (options.log) options.log(line);
   }
 
+  Status OpenPipeline();
+  Status OpenServices();
+  Status CreateGateways();
+  Status ReplayJournal();
+  void ConnectServices();
+  Status Listen();
   void Run();
   void FlushIndex();
   void QueueSettlement(const settlement::RunResult& r, bool prices);
@@ -104,17 +132,16 @@ void ExchangeServer::Impl::QueueSpotReference(const index::Print& print) {
     exchange::Command cmd;
     cmd.type = exchange::CommandType::kSetReferencePrice;
     cmd.instrument = exchange::InstrumentId{id};
-    cmd.price = exchange::Price{print.value_micros /
-                                 (exchange::kMicrosPerUsd /
-                                  exchange::kPriceUnitsPerUsd)};
+    cmd.price =
+        exchange::Price{print.value_micros / (exchange::kMicrosPerUsd /
+                                              exchange::kPriceUnitsPerUsd)};
     engine_commands.push_back(cmd);
   }
 }
 
 int ExchangeServer::Impl::SubmitEngineCommands() {
   int n = 0;
-  while (!engine_commands.empty() &&
-         ring->TryPush(engine_commands.front())) {
+  while (!engine_commands.empty() && ring->TryPush(engine_commands.front())) {
     engine_commands.pop_front();
     ++n;
   }
@@ -159,11 +186,7 @@ void ExchangeServer::Impl::Run() {
   uint64_t published = 0;
   auto last_metrics = std::chrono::steady_clock::now();
   auto on_event = [&](const Event& e) {
-    instruments->OnEvent(e);  // first: the others name instruments by it
-    fix->OnEvent(e, md->OnEvent(e));  // incrementals from the store's change
-    gateway->OnEvent(e);
-    index->OnEvent(e);       // new prints reach the gateways via on_print
-    settlement->OnEvent(e);  // runs reach the engine via on_run
+    consumers->OnEvent(e);
     published = e.seq.value;
   };
   while (phase.load(std::memory_order_acquire) == 0) {
@@ -262,25 +285,17 @@ Status ResumeSimulatedClock(
 
 }  // namespace
 
-Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
-    const ServerConfig& config, const ServerOptions& options) {
-  google::protobuf::SetLogHandler(&ProtobufLog);
-  auto impl = std::make_unique<Impl>();
-  impl->config = config;
-  impl->options = options;
-  Impl& s = *impl;
-
-  const bool simulated =
-      options.simulated_clock.value_or(config.clock.simulated);
-  if (simulated) {
-    auto clock = std::make_unique<exchange::SimulatedClock>(
+// Opens the clock and the pipeline (journal, recovery) and adds the
+// gateway thread's producer ring.
+Status ExchangeServer::Impl::OpenPipeline() {
+  if (options.simulated_clock.value_or(config.clock.simulated)) {
+    auto sim = std::make_unique<exchange::SimulatedClock>(
         options.clock_start.value_or(config.clock.start));
-    s.simulated = clock.get();
-    s.clock = std::move(clock);
+    simulated = sim.get();
+    clock = std::move(sim);
   } else {
-    s.clock = std::make_unique<exchange::WallClock>();
+    clock = std::make_unique<exchange::WallClock>();
   }
-
   exchange::PipelineOptions po;
   po.data_dir = options.data_dir;
   po.shard.snapshot_every =
@@ -291,153 +306,161 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   if (!config.grades.empty()) {
     po.sequencer.index_fixing_utc_seconds = config.index.fixing_utc_seconds;
   }
-  s.Log("opening " + options.data_dir);
-  auto pipeline =
-      exchange::Pipeline::Open(s.config.engine, po, *s.clock, options.progress);
-  if (!pipeline.has_value()) return pipeline.error();
-  s.pipeline = std::move(pipeline.value());
-  for (const std::string& w : s.pipeline->recovery().warnings) {
-    s.Log("warning: " + w);
+  Log("opening " + options.data_dir);
+  auto opened =
+      exchange::Pipeline::Open(config.engine, po, *clock, options.progress);
+  if (!opened.has_value()) return opened.error();
+  pipeline = std::move(opened.value());
+  for (const std::string& w : pipeline->recovery().warnings) {
+    Log("warning: " + w);
   }
-  s.Log(exchange::DescribeRecovery(s.pipeline->recovery()));
-  if (s.simulated != nullptr) {
+  Log(exchange::DescribeRecovery(pipeline->recovery()));
+  if (simulated != nullptr) {
     CFX_RETURN_IF_ERROR(ResumeSimulatedClock(
-        s.pipeline->journal().last_ts(), options.clock_start.has_value(),
-        *s.simulated, [&s](const std::string& line) { s.Log(line); }));
+        pipeline->journal().last_ts(), options.clock_start.has_value(),
+        *simulated, [this](const std::string& line) { Log(line); }));
   }
-  s.ring = s.pipeline->AddProducer(1 << 16);
+  ring = pipeline->AddProducer(1 << 16);
+  return Status::Ok();
+}
 
-  s.instruments = std::make_unique<InstrumentTable>(s.config);
-  s.md = std::make_unique<MarketDataStore>(s.config);
-  auto index_service = index::IndexService::Open(BuildIndexConfig(s.config),
+// Opens the instrument table, the market-data store, the index and the
+// settlement service (their stores under the data dir).
+Status ExchangeServer::Impl::OpenServices() {
+  instruments = std::make_unique<InstrumentTable>(config);
+  md = std::make_unique<MarketDataStore>(config);
+  auto index_service = index::IndexService::Open(BuildIndexConfig(config),
                                                  options.data_dir + "/index");
   if (!index_service.has_value()) return index_service.error();
-  s.index = std::move(index_service).value();
+  index = std::move(index_service).value();
   auto settlement_service = settlement::SettlementService::Open(
-      BuildSettlementConfig(s.config), options.data_dir + "/settlement");
+      BuildSettlementConfig(config), options.data_dir + "/settlement");
   if (!settlement_service.has_value()) return settlement_service.error();
-  s.settlement = std::move(settlement_service).value();
+  settlement = std::move(settlement_service).value();
   // The settlement service loaded its state through this seq: the replay
-  // below feeds it only the later events.
-  const uint64_t settlement_from = s.settlement->last_applied_seq();
-  s.settlement->set_fixings(s.index->Fixings());
-  s.metrics = std::make_unique<Metrics>();
+  // feeds it only the later events.
+  settlement_from = settlement->last_applied_seq();
+  settlement->set_fixings(index->Fixings());
+  return Status::Ok();
+}
+
+// Creates the metrics and the protobuf and FIX gateways.
+Status ExchangeServer::Impl::CreateGateways() {
+  metrics = std::make_unique<Metrics>();
   pb::GatewayDeps deps;
-  deps.config = &s.config;
-  deps.instruments = s.instruments.get();
-  deps.ring = s.ring;
-  deps.journal = &s.pipeline->journal();
-  deps.market_data = s.md.get();
-  deps.metrics = s.metrics.get();
-  deps.clock = s.clock.get();
-  deps.simulated_clock = s.simulated;
-  exchange::Pipeline* p = s.pipeline.get();
+  deps.config = &config;
+  deps.instruments = instruments.get();
+  deps.ring = ring;
+  deps.journal = &pipeline->journal();
+  deps.market_data = md.get();
+  deps.metrics = metrics.get();
+  deps.clock = clock.get();
+  deps.simulated_clock = simulated;
+  exchange::Pipeline* p = pipeline.get();
   deps.durable_seq = [p] { return p->durable_seq().value; };
   deps.payload_arena = &p->payload_arena();
   deps.recovered_registry = &p->engine().registry();
-  deps.index = s.index.get();
-  deps.settlement = s.settlement.get();
-  s.gateway = std::make_unique<pb::Gateway>(s.io, deps);
+  deps.index = index.get();
+  deps.settlement = settlement.get();
+  gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
-  fix_deps.config = &s.config;
-  fix_deps.instruments = s.instruments.get();
-  fix_deps.ring = s.ring;  // the same producer: both run on this thread
-  fix_deps.market_data = s.md.get();
-  fix_deps.metrics = s.metrics.get();
-  fix_deps.clock = s.clock.get();
+  fix_deps.config = &config;
+  fix_deps.instruments = instruments.get();
+  fix_deps.ring = ring;  // the same producer: both run on this thread
+  fix_deps.market_data = md.get();
+  fix_deps.metrics = metrics.get();
+  fix_deps.clock = clock.get();
   fix_deps.dir = options.data_dir + "/fix";
   fix_deps.log = options.log;
-  fix_deps.index = s.index.get();
-  fix_deps.settlement = s.settlement.get();
-  auto fix_gateway = fix::FixGateway::Create(s.io, fix_deps);
+  fix_deps.index = index.get();
+  fix_deps.settlement = settlement.get();
+  auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
-  s.fix = std::move(fix_gateway).value();
+  fix = std::move(fix_gateway).value();
+  md_then_fix.emplace(MarketDataThenFix{*md, *fix});
+  consumers.emplace(*instruments, *md_then_fix, *gateway, *index, *settlement);
+  return Status::Ok();
+}
 
-  // Order status, market data and retransmission positions are derived
-  // from the whole journal, exactly as the live gateway would have seen it.
-  const Seq last = s.pipeline->recovery().last_seq;
-  if (last.value > 0) {
-    const auto t0 = std::chrono::steady_clock::now();
-    Status st = exchange::ReplayEvents(s.pipeline->journal(), s.config.engine,
-                                       Seq{0}, last, [&s](const Event& e) {
-                                         s.instruments->OnEvent(e);
-                                         s.fix->OnEvent(e, s.md->OnEvent(e));
-                                         s.gateway->OnEvent(e);
-                                         s.index->OnEvent(e);
-                                         s.settlement->OnEvent(e);
-                                       });
-    if (!st.ok()) return st;
-    st = s.index->Flush();
-    if (!st.ok()) return st;
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-            .count();
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "gateway views rebuilt from %llu journaled commands in "
-                  "%.3f s",
-                  static_cast<unsigned long long>(last.value), secs);
-    s.Log(buf);
-  }
+// Order status, market data and retransmission positions are derived from
+// the whole journal, exactly as the live gateway would have seen it: the
+// journal's events go to the same consumer list as the live ones.
+Status ExchangeServer::Impl::ReplayJournal() {
+  const Seq last = pipeline->recovery().last_seq;
+  if (last.value == 0) return Status::Ok();
+  const auto t0 = std::chrono::steady_clock::now();
+  CFX_RETURN_IF_ERROR(exchange::ReplayEvents(
+      pipeline->journal(), config.engine, Seq{0}, last,
+      [this](const Event& e) { consumers->OnEvent(e); }));
+  CFX_RETURN_IF_ERROR(index->Flush());
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+          .count();
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "gateway views rebuilt from %llu journaled commands in "
+                "%.3f s",
+                static_cast<unsigned long long>(last.value), secs);
+  Log(buf);
+  return Status::Ok();
+}
 
-  Status st = s.fix->GoLive();
-  if (!st.ok()) return st;
-  {
-    index::IndexService* svc = s.index.get();
-    char buf[160];
-    std::snprintf(
-        buf, sizeof buf, "index: %zu grades, applied through seq %llu",
-        svc->config().grades.size(),
-        static_cast<unsigned long long>(svc->last_applied_seq().value));
-    s.Log(buf);
-    std::snprintf(
-        buf, sizeof buf,
-        "settlement: stored state through seq %llu, %llu events applied "
-        "after it",
-        static_cast<unsigned long long>(settlement_from),
-        static_cast<unsigned long long>(s.settlement->events_applied()));
-    s.Log(buf);
-  }
-  // From now on every new print and restatement is published, once its
-  // causing event is durable (the events reach the index through
-  // PollDurableEvents only).
+// Logs where the index and settlement stand after the replay and connects
+// their outputs: from now on every new print and restatement is published
+// once its causing event is durable (the events reach the index through
+// PollDurableEvents only), and the engine is told what they derive.
+void ExchangeServer::Impl::ConnectServices() {
+  char buf[160];
+  std::snprintf(
+      buf, sizeof buf, "index: %zu grades, applied through seq %llu",
+      index->config().grades.size(),
+      static_cast<unsigned long long>(index->last_applied_seq().value));
+  Log(buf);
+  std::snprintf(buf, sizeof buf,
+                "settlement: stored state through seq %llu, %llu events "
+                "applied after it",
+                static_cast<unsigned long long>(settlement_from),
+                static_cast<unsigned long long>(settlement->events_applied()));
+  Log(buf);
   // The spot references follow the latest prints; queued again at every
   // start, for a print whose reference command a stop overtook.
-  for (uint32_t g = 0; g < s.index->config().grades.size(); ++g) {
-    if (const index::Print* latest = s.index->Latest(g)) {
-      s.QueueSpotReference(*latest);
+  for (uint32_t g = 0; g < index->config().grades.size(); ++g) {
+    if (const index::Print* latest = index->Latest(g)) {
+      QueueSpotReference(*latest);
     }
   }
-  s.index->set_on_print([&s](const index::Print& print) {
-    s.gateway->OnIndexPrint(print);
-    s.fix->OnIndexPrint(print);
-    s.QueueSpotReference(print);
+  index->set_on_print([this](const index::Print& print) {
+    gateway->OnIndexPrint(print);
+    fix->OnIndexPrint(print);
+    QueueSpotReference(print);
   });
   // Settlement: what the journal's replay settled but the engine has not
   // applied yet goes to the engine first, then every new run as it comes.
-  s.CheckSettlement();
-  for (const settlement::RunResult& r : s.settlement->UnappliedResults()) {
-    s.QueueSettlement(r, /*prices=*/false);
+  CheckSettlement();
+  for (const settlement::RunResult& r : settlement->UnappliedResults()) {
+    QueueSettlement(r, /*prices=*/false);
   }
-  if (const settlement::RunResult* latest = s.settlement->LatestResult()) {
+  if (const settlement::RunResult* latest = settlement->LatestResult()) {
     settlement::RunResult prices = *latest;
     prices.bookings.clear();
-    s.QueueSettlement(prices, /*prices=*/true);
+    QueueSettlement(prices, /*prices=*/true);
   }
-  s.settlement->set_on_run([&s](const settlement::RunResult& r) {
-    s.QueueSettlement(r, /*prices=*/true);
+  settlement->set_on_run([this](const settlement::RunResult& r) {
+    QueueSettlement(r, /*prices=*/true);
   });
+}
 
+// Listens on the protobuf, FIX and HTTP ports.
+Status ExchangeServer::Impl::Listen() {
   const std::string& bind = config.network.bind_address;
-  st = s.gateway->Listen(
-      bind, options.protobuf_port.value_or(config.network.protobuf_port));
-  if (!st.ok()) return st;
-  st = s.fix->Listen(bind, options.fix_port.value_or(config.network.fix_port));
-  if (!st.ok()) return st;
-  exchange::Pipeline* pipe = s.pipeline.get();
-  exchange::Clock* clk = s.clock.get();
-  s.http = std::make_unique<HttpServer>(
-      s.io, s.config, *s.instruments, *s.md, *s.metrics, [pipe, clk] {
+  CFX_RETURN_IF_ERROR(gateway->Listen(
+      bind, options.protobuf_port.value_or(config.network.protobuf_port)));
+  CFX_RETURN_IF_ERROR(
+      fix->Listen(bind, options.fix_port.value_or(config.network.fix_port)));
+  exchange::Pipeline* pipe = pipeline.get();
+  exchange::Clock* clk = clock.get();
+  http = std::make_unique<HttpServer>(
+      io, config, *instruments, *md, *metrics, [pipe, clk] {
         HealthInfo h;
         const Status ps = pipe->status();
         h.ok = ps.ok();
@@ -447,21 +470,37 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
         h.exchange_time_ns = clk->Now().nanos;
         return h;
       });
-  s.http->set_index(s.index.get());
-  st = s.http->Listen(bind,
+  http->set_index(index.get());
+  return http->Listen(bind,
                       options.http_port.value_or(config.network.http_port));
-  if (!st.ok()) return st;
+}
+
+Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
+    const ServerConfig& config, const ServerOptions& options) {
+  google::protobuf::SetLogHandler(&ProtobufLog);
+  auto impl = std::make_unique<Impl>();
+  impl->config = config;
+  impl->options = options;
+  Impl& s = *impl;
+  CFX_RETURN_IF_ERROR(s.OpenPipeline());
+  CFX_RETURN_IF_ERROR(s.OpenServices());
+  CFX_RETURN_IF_ERROR(s.CreateGateways());
+  CFX_RETURN_IF_ERROR(s.ReplayJournal());
+  CFX_RETURN_IF_ERROR(s.fix->GoLive());
+  s.ConnectServices();
+  CFX_RETURN_IF_ERROR(s.Listen());
 
   s.pipeline->Start();
   s.thread = std::thread([&s] {
     pthread_setname_np(pthread_self(), "cfx-gateway");
     s.Run();
   });
+  const std::string& bind = config.network.bind_address;
   s.Log("listening: fix " + bind + ":" + std::to_string(s.fix->port()) +
         ", protobuf " + bind + ":" + std::to_string(s.gateway->port()) +
         ", http " + bind + ":" + std::to_string(s.http->port()) + "; " +
         std::to_string(s.config.instruments.size()) + " instruments, " +
-        (simulated ? "simulated" : "wall") + " clock");
+        (s.simulated != nullptr ? "simulated" : "wall") + " clock");
   return std::unique_ptr<ExchangeServer>(new ExchangeServer(std::move(impl)));
 }
 

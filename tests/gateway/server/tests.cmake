@@ -4,6 +4,7 @@
 # drives a FIX client (tests/gateway/fix/fix_test_client.h).
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/event_consumers_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_one_reading_test.cc
