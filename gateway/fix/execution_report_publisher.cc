@@ -14,7 +14,7 @@
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/fix/fix_gateway_state.h"
 #include "gateway/fix/fix_tags.h"
-#include "gateway/http/metrics.h"
+#include "gateway/session/metrics.h"
 
 namespace cfx::gateway::fix {
 

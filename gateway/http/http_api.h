@@ -9,8 +9,8 @@
 #include "exchange/core/engine_config.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
-#include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
+#include "gateway/session/metrics.h"
 
 namespace cfx::index {
 class IndexService;

@@ -12,8 +12,8 @@
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/http/http_api.h"
-#include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
+#include "gateway/session/metrics.h"
 
 namespace cfx::index {
 class IndexService;

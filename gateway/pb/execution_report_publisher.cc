@@ -4,8 +4,8 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
-#include "gateway/http/metrics.h"
 #include "gateway/pb/order_entry_adapter.h"
+#include "gateway/session/metrics.h"
 
 namespace cfx::gateway::pb {
 

@@ -4,9 +4,9 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
-#include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/frame.h"
+#include "gateway/session/metrics.h"
 
 // The protobuf gateway's connections: accepting, reading frames and
 // dispatching them, the order-entry path to the sequencer's ring, the fan-out

@@ -4,9 +4,9 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
-#include "gateway/http/metrics.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/gateway.h"
+#include "gateway/session/metrics.h"
 
 // The protobuf gateway's requests to its desks and reference data: the
 // instrument and grade lists, the clock, ratings and attestations

@@ -6,10 +6,10 @@
 #include "exchange/journal.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
-#include "gateway/http/metrics.h"
 #include "gateway/pb/frame.h"
 #include "gateway/pb/gateway.h"
 #include "gateway/pb/logon_signature.h"
+#include "gateway/session/metrics.h"
 
 // The protobuf gateway's logon (credentials, signature, timestamp window,
 // nonce reuse, one session per user) and resume: a logon with

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "gateway/http/metrics.h"
+#include "gateway/session/metrics.h"
 
 namespace cfx::gateway::pb {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "gateway/http/metrics.h"
+#include "gateway/session/metrics.h"
 #include "tests/gateway/http/http_test_config.h"
 
 namespace cfx::gateway {

@@ -12,3 +12,5 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
 list(APPEND GATEWAY_TEST_LIBS cfx::gateway_session cfx::gateway_attest
   cfx::gateway_config cfx::settlement_service)
+# The metrics registry's tests (gateway_metrics).
+include(${CMAKE_CURRENT_LIST_DIR}/metrics_tests.cmake)

@@ -1,4 +1,4 @@
-#include "gateway/http/metrics.h"
+#include "gateway/session/metrics.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -133,6 +133,23 @@ constexpr struct {
     {'f', "security_status"},
 };
 
+// One counter family with a single unlabelled series.
+prometheus::Counter* AddCounter(prometheus::Registry& registry,
+                                const char* name, const char* help) {
+  return &prometheus::BuildCounter()
+              .Name(name)
+              .Help(help)
+              .Register(registry)
+              .Add({});
+}
+
+// One gauge family with a single unlabelled series.
+prometheus::Gauge* AddGauge(prometheus::Registry& registry, const char* name,
+                            const char* help) {
+  return &prometheus::BuildGauge().Name(name).Help(help).Register(registry).Add(
+      {});
+}
+
 std::size_t FixSlot(char type) {
   return static_cast<unsigned char>(type) < 128
              ? static_cast<unsigned char>(type)
@@ -142,8 +159,16 @@ std::size_t FixSlot(char type) {
 }  // namespace
 
 Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
-  auto& registry = *registry_;
+  // Families are registered, and so rendered, in this order.
+  AddMessageSeries(*registry_);
+  AddSessionSeries(*registry_);
+  AddPipelineSeries(*registry_);
+  AddHttpSeries(*registry_);
+}
 
+// Messages received and sent, protobuf by Envelope field and FIX by
+// MsgType.
+void Metrics::AddMessageSeries(prometheus::Registry& registry) {
   auto& received = prometheus::BuildCounter()
                        .Name("cfx_gateway_messages_received_total")
                        .Help(
@@ -173,7 +198,10 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
     fix_sent_[FixSlot(m.type)] =
         &sent.Add({{"protocol", "fix"}, {"type", m.name}});
   }
+}
 
+// Session rejects, logons, order rejects and live sessions.
+void Metrics::AddSessionSeries(prometheus::Registry& registry) {
   auto& rejects = prometheus::BuildCounter()
                       .Name("cfx_gateway_session_rejects_total")
                       .Help("SessionReject messages sent, by reason.")
@@ -196,11 +224,8 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
   fix_logons_rejected_ =
       &logons.Add({{"protocol", "fix"}, {"result", "rejected"}});
 
-  order_rejects_ = &prometheus::BuildCounter()
-                        .Name("cfx_gateway_order_rejects_total")
-                        .Help("Orders, cancels and replaces rejected.")
-                        .Register(registry)
-                        .Add({});
+  order_rejects_ = AddCounter(registry, "cfx_gateway_order_rejects_total",
+                              "Orders, cancels and replaces rejected.");
 
   auto& sessions = prometheus::BuildGauge()
                        .Name("cfx_gateway_sessions")
@@ -208,7 +233,10 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
                        .Register(registry);
   sessions_ = &sessions.Add({{"protocol", "protobuf"}});
   fix_sessions_ = &sessions.Add({{"protocol", "fix"}});
+}
 
+// Latencies, pipeline positions and queue depths.
+void Metrics::AddPipelineSeries(prometheus::Registry& registry) {
   order_to_ack_ =
       &prometheus::BuildHistogram()
            .Name("cfx_gateway_order_to_ack_seconds")
@@ -221,36 +249,23 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
                          .Register(registry)
                          .Add({}, LatencyBuckets());
 
-  auto gauge = [&registry](const char* name, const char* help) {
-    return &prometheus::BuildGauge()
-                .Name(name)
-                .Help(help)
-                .Register(registry)
-                .Add({});
-  };
-  durable_seq_ =
-      gauge("cfx_journal_durable_seq", "Highest seq durable in the journal.");
-  applied_seq_ = gauge("cfx_engine_applied_seq",
-                       "Highest seq applied by the matching engine.");
-  published_seq_ = gauge("cfx_egress_published_seq",
-                         "Highest seq whose events have been published.");
-  journal_lag_ = gauge("cfx_journal_lag_commands",
-                       "Commands applied by the engine but not yet durable "
-                       "(applied - durable).");
-  egress_lag_ = gauge("cfx_egress_lag_commands",
-                      "Durable commands whose events are not yet published "
-                      "(durable - published).");
+  durable_seq_ = AddGauge(registry, "cfx_journal_durable_seq",
+                          "Highest seq durable in the journal.");
+  applied_seq_ = AddGauge(registry, "cfx_engine_applied_seq",
+                          "Highest seq applied by the matching engine.");
+  published_seq_ = AddGauge(registry, "cfx_egress_published_seq",
+                            "Highest seq whose events have been published.");
+  journal_lag_ = AddGauge(registry, "cfx_journal_lag_commands",
+                          "Commands applied by the engine but not yet durable "
+                          "(applied - durable).");
+  egress_lag_ = AddGauge(registry, "cfx_egress_lag_commands",
+                         "Durable commands whose events are not yet published "
+                         "(durable - published).");
 
-  journal_writes_ = &prometheus::BuildCounter()
-                         .Name("cfx_journal_writes_total")
-                         .Help("Journal batch writes.")
-                         .Register(registry)
-                         .Add({});
-  commands_ = &prometheus::BuildCounter()
-                   .Name("cfx_engine_commands_total")
-                   .Help("Commands applied by the matching engine.")
-                   .Register(registry)
-                   .Add({});
+  journal_writes_ =
+      AddCounter(registry, "cfx_journal_writes_total", "Journal batch writes.");
+  commands_ = AddCounter(registry, "cfx_engine_commands_total",
+                         "Commands applied by the matching engine.");
 
   auto& queues = prometheus::BuildGauge()
                      .Name("cfx_queue_depth")
@@ -259,7 +274,10 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
   for (std::size_t i = 0; i < std::size(kQueueNames); ++i) {
     queue_depth_[i] = &queues.Add({{"queue", kQueueNames[i]}});
   }
+}
 
+// The HTTP server's own traffic.
+void Metrics::AddHttpSeries(prometheus::Registry& registry) {
   auto& http =
       prometheus::BuildCounter()
           .Name("cfx_http_requests_total")
@@ -271,13 +289,11 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
           {{"endpoint", kEndpointNames[e]}, {"code", kCodeClasses[c]}});
     }
   }
-  http_connections_ = gauge("cfx_http_connections", "Open HTTP connections.");
+  http_connections_ =
+      AddGauge(registry, "cfx_http_connections", "Open HTTP connections.");
   http_refused_ =
-      &prometheus::BuildCounter()
-           .Name("cfx_http_connections_refused_total")
-           .Help("HTTP connections closed at once: connection limit reached.")
-           .Register(registry)
-           .Add({});
+      AddCounter(registry, "cfx_http_connections_refused_total",
+                 "HTTP connections closed at once: connection limit reached.");
 }
 
 Metrics::~Metrics() = default;

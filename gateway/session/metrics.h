@@ -108,6 +108,13 @@ class Metrics {
   prometheus::Registry& registry() { return *registry_; }
 
  private:
+  // The constructor's parts: each registers its families and resolves
+  // their series.
+  void AddMessageSeries(prometheus::Registry& registry);
+  void AddSessionSeries(prometheus::Registry& registry);
+  void AddPipelineSeries(prometheus::Registry& registry);
+  void AddHttpSeries(prometheus::Registry& registry);
+
   std::unique_ptr<prometheus::Registry> registry_;
   std::array<prometheus::Counter*, kMaxMessageType + 2>
       received_{};  // last = other

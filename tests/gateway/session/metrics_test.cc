@@ -1,4 +1,4 @@
-#include "gateway/http/metrics.h"
+#include "gateway/session/metrics.h"
 
 #include <gtest/gtest.h>
 
