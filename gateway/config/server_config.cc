@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <optional>
 
 #include "cfx/config/v1/config.pb.h"
@@ -14,23 +15,15 @@
 namespace cfx::gateway {
 
 std::string_view RoleName(Role role) {
-  switch (role) {
-    case Role::kTrader:
-      return "trader";
-    case Role::kProvider:
-      return "provider";
-    case Role::kClearingMember:
-      return "clearing-member";
-    case Role::kRatingAgency:
-      return "rating-agency";
-    case Role::kAttester:
-      return "attester";
-    case Role::kAdmin:
-      return "admin";
-    case Role::kNone:
-      break;
-  }
-  return "none";
+  // By Role value, from kNone.
+  static constexpr std::string_view kNames[] = {
+      "none",          "trader",   "provider", "clearing-member",
+      "rating-agency", "attester", "admin",
+  };
+  static_assert(std::size(kNames) ==
+                static_cast<std::size_t>(Role::kAdmin) + 1);
+  const auto i = static_cast<std::size_t>(role);
+  return i < std::size(kNames) ? kNames[i] : "none";
 }
 
 // ---------------------------------------------------------------------------

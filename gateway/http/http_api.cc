@@ -1,6 +1,7 @@
 #include "gateway/http/http_api.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <utility>
 
@@ -32,21 +33,14 @@ constexpr std::size_t kMaxNumberLength = 7;
 constexpr std::size_t kMaxKeyLength = 32;
 
 std::string_view StateName(InstrumentState s) {
-  switch (s) {
-    case InstrumentState::kPreOpen:
-      return "pre_open";
-    case InstrumentState::kOpen:
-      return "open";
-    case InstrumentState::kHalted:
-      return "halted";
-    case InstrumentState::kClosed:
-      return "closed";
-    case InstrumentState::kExpired:
-      return "expired";
-    case InstrumentState::kNone:
-      break;
-  }
-  return "unknown";
+  // By InstrumentState value, from kNone.
+  static constexpr std::string_view kNames[] = {
+      "unknown", "pre_open", "open", "halted", "closed", "expired",
+  };
+  static_assert(std::size(kNames) ==
+                static_cast<std::size_t>(InstrumentState::kExpired) + 1);
+  const auto i = static_cast<std::size_t>(s);
+  return i < std::size(kNames) ? kNames[i] : "unknown";
 }
 
 std::string_view KindName(exchange::InstrumentKind k) {

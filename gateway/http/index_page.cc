@@ -5,6 +5,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "exchange/clock.h"
 #include "gateway/config/instrument_table.h"
@@ -34,30 +36,22 @@ constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd",
                                     "#8c564b", "#17becf", "#e377c2", "#7f7f7f"};
 constexpr const char* kDisruptedColour = "#d62728";
 
+// The characters HTML text and attribute values spell as entities.
+constexpr std::pair<char, std::string_view> kHtmlEntities[] = {
+    {'&', "&amp;"},  {'<', "&lt;"},   {'>', "&gt;"},
+    {'"', "&quot;"}, {'\'', "&#39;"},
+};
+
 // Text for HTML content and attribute values.
 void AppendEscaped(std::string_view s, std::string* out) {
   for (const char c : s) {
-    switch (c) {
-      case '&':
-        out->append("&amp;");
-        break;
-      case '<':
-        out->append("&lt;");
-        break;
-      case '>':
-        out->append("&gt;");
-        break;
-      case '"':
-        out->append("&quot;");
-        break;
-      case '\'':
-        out->append("&#39;");
-        break;
-      default:
-        // Control characters have no place in a name; drop them.
-        if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
-          out->push_back(c);
-        }
+    const auto* entity =
+        std::find_if(std::begin(kHtmlEntities), std::end(kHtmlEntities),
+                     [c](const auto& e) { return e.first == c; });
+    if (entity != std::end(kHtmlEntities)) {
+      out->append(entity->second);
+    } else if (static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) {
+      out->push_back(c);  // control characters have no place in a name
     }
   }
 }
@@ -152,52 +146,57 @@ void AppendLevelKey(Level level, const char* label, int y, std::string* out) {
           std::to_string(y) + "\">" + label + "</text></g>";
 }
 
-void AppendChart(const std::vector<IndexSeries>& series, std::string* out) {
-  // The axes' ranges over every print.
+// The chart's axes: the days and values of every print, the value axis
+// rounded out to its ticks, and where a day and a value land in the plot.
+struct ChartScale {
   int64_t day_min = std::numeric_limits<int64_t>::max();
   int64_t day_max = std::numeric_limits<int64_t>::min();
-  int64_t v_min = std::numeric_limits<int64_t>::max();
-  int64_t v_max = std::numeric_limits<int64_t>::min();
+  int64_t y_lo = 0;
+  int64_t y_hi = 0;
+  int64_t step = 1;
   std::size_t print_count = 0;
-  for (const IndexSeries& s : series) {
-    for (const Print& p : s.prints) {
-      ++print_count;
-      day_min = std::min(day_min, p.day);
-      day_max = std::max(day_max, p.day);
-      if (p.has_value) {
-        v_min = std::min(v_min, p.value_micros);
-        v_max = std::max(v_max, p.value_micros);
+
+  explicit ChartScale(const std::vector<IndexSeries>& series) {
+    int64_t v_min = std::numeric_limits<int64_t>::max();
+    int64_t v_max = std::numeric_limits<int64_t>::min();
+    for (const IndexSeries& s : series) {
+      for (const Print& p : s.prints) {
+        ++print_count;
+        day_min = std::min(day_min, p.day);
+        day_max = std::max(day_max, p.day);
+        if (p.has_value) {
+          v_min = std::min(v_min, p.value_micros);
+          v_max = std::max(v_max, p.value_micros);
+        }
       }
     }
+    if (v_min > v_max) {  // no value at all: an arbitrary $0-$1 scale
+      v_min = 0;
+      v_max = 1'000'000;
+    }
+    // Some room around a flat line, then round the scale out to its ticks.
+    const int64_t pad = std::max<int64_t>((v_max - v_min) / 10, 10'000);
+    step = NiceStep(v_max - v_min + 2 * pad);
+    y_lo = FloorTo(std::max<int64_t>(v_min - pad, 0), step);
+    y_hi = CeilTo(v_max + pad, step);
   }
-  if (v_min > v_max) {  // no value at all: an arbitrary $0-$1 scale
-    v_min = 0;
-    v_max = 1'000'000;
-  }
-  // Some room around a flat line, then round the scale out to its ticks.
-  const int64_t pad = std::max<int64_t>((v_max - v_min) / 10, 10'000);
-  const int64_t step = NiceStep(v_max - v_min + 2 * pad);
-  const int64_t y_lo = FloorTo(std::max<int64_t>(v_min - pad, 0), step);
-  const int64_t y_hi = CeilTo(v_max + pad, step);
-  const auto x_of = [&](int64_t day) {
+
+  double XOf(int64_t day) const {
     if (day_max <= day_min) return (kPlotLeft + kPlotRight) / 2.0;
     return kPlotLeft + static_cast<double>(day - day_min) *
                            (kPlotRight - kPlotLeft) /
                            static_cast<double>(day_max - day_min);
-  };
-  const auto y_of = [&](int64_t v) {
+  }
+  double YOf(int64_t v) const {
     return kPlotBottom - static_cast<double>(v - y_lo) *
                              (kPlotBottom - kPlotTop) /
                              static_cast<double>(y_hi - y_lo);
-  };
+  }
+};
 
-  *out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-          std::to_string(kWidth) + "\" height=\"" + std::to_string(kHeight) +
-          "\" viewBox=\"0 0 " + std::to_string(kWidth) + " " +
-          std::to_string(kHeight) +
-          "\" role=\"img\" aria-label=\"CFX index history\" "
-          "font-family=\"sans-serif\" font-size=\"12\">";
-  *out += "<title>CFX index history</title>";
+// The plot's frame, the value gridlines and labels, the fixing dates and,
+// with no print at all, a note saying so.
+void AppendAxes(const ChartScale& scale, std::string* out) {
   *out += "<rect x=\"" + std::to_string(kPlotLeft) + "\" y=\"" +
           std::to_string(kPlotTop) + "\" width=\"" +
           std::to_string(kPlotRight - kPlotLeft) + "\" height=\"" +
@@ -206,13 +205,13 @@ void AppendChart(const std::vector<IndexSeries>& series, std::string* out) {
 
   // Y axis: gridlines and labels at each tick.
   *out += "<g class=\"y-axis\" text-anchor=\"end\">";
-  for (int64_t v = y_lo; v <= y_hi; v += step) {
-    const std::string y = Coord(y_of(v));
+  for (int64_t v = scale.y_lo; v <= scale.y_hi; v += scale.step) {
+    const std::string y = Coord(scale.YOf(v));
     *out += "<line x1=\"" + std::to_string(kPlotLeft) + "\" y1=\"" + y +
             "\" x2=\"" + std::to_string(kPlotRight) + "\" y2=\"" + y +
             "\" stroke=\"#e0e0e0\"/>";
     *out += "<text x=\"" + std::to_string(kPlotLeft - 6) + "\" y=\"" +
-            Coord(y_of(v) + 4) + "\">" + FormatMicros(v, 3) + "</text>";
+            Coord(scale.YOf(v) + 4) + "\">" + FormatMicros(v, 3) + "</text>";
   }
   *out += "<text transform=\"translate(18 " +
           std::to_string((kPlotTop + kPlotBottom) / 2) +
@@ -221,11 +220,11 @@ void AppendChart(const std::vector<IndexSeries>& series, std::string* out) {
 
   // X axis: fixing dates, at most kMaxXLabels of them, evenly spaced.
   *out += "<g class=\"x-axis\" text-anchor=\"middle\">";
-  if (print_count > 0) {
-    const int64_t span = day_max - day_min;
+  if (scale.print_count > 0) {
+    const int64_t span = scale.day_max - scale.day_min;
     const int64_t every = span / (kMaxXLabels - 1) + 1;
-    for (int64_t d = day_min; d <= day_max; d += every) {
-      *out += "<text x=\"" + Coord(x_of(d)) + "\" y=\"" +
+    for (int64_t d = scale.day_min; d <= scale.day_max; d += every) {
+      *out += "<text x=\"" + Coord(scale.XOf(d)) + "\" y=\"" +
               std::to_string(kPlotBottom + 18) + "\">" + Escaped(FormatDay(d)) +
               "</text>";
     }
@@ -235,47 +234,48 @@ void AppendChart(const std::vector<IndexSeries>& series, std::string* out) {
           "\">fixing date (UTC)</text>";
   *out += "</g>";
 
-  if (print_count == 0) {
+  if (scale.print_count == 0) {
     *out += "<text class=\"empty\" x=\"" +
             std::to_string((kPlotLeft + kPlotRight) / 2) + "\" y=\"" +
             std::to_string((kPlotTop + kPlotBottom) / 2) +
             "\" text-anchor=\"middle\">No index prints yet</text>";
   }
+}
 
-  // One polyline per grade through its valued prints, then its markers.
-  for (std::size_t i = 0; i < series.size(); ++i) {
-    const IndexSeries& s = series[i];
-    const char* colour = kColours[i % std::size(kColours)];
-    const std::string name = Escaped(IndexName(s.grade));
-    std::string points;
-    for (const Print& p : s.prints) {
-      if (!p.has_value) continue;
-      if (!points.empty()) points += ' ';
-      points += Coord(x_of(p.day)) + "," + Coord(y_of(p.value_micros));
-    }
-    if (!points.empty()) {
-      *out += "<polyline class=\"series\" data-index=\"" + name +
-              "\" fill=\"none\" stroke=\"" + colour +
-              "\" stroke-width=\"2\" points=\"" + points + "\"/>";
-    }
-    for (const Print& p : s.prints) {
-      const std::string level = LevelText(p.level);
-      const std::string date = FormatDay(p.day);
-      const double y = p.has_value ? y_of(p.value_micros) : kPlotBottom;
-      *out += "<g class=\"print\" data-index=\"" + name + "\" data-date=\"" +
-              Escaped(date) + "\" data-level=\"" + Escaped(level) + "\">";
-      std::string title = IndexName(s.grade) + " " + date + ": " +
-                          ValueText(p) + " USD/GPU-hour, level " + level;
-      if (p.revision > 0) {
-        title += ", restated (revision " + std::to_string(p.revision) + ")";
-      }
-      *out += "<title>" + Escaped(title) + "</title>";
-      AppendMarker(p, x_of(p.day), y, colour, out);
-      *out += "</g>";
-    }
+// One grade's polyline through its valued prints, then its markers.
+void AppendSeries(const IndexSeries& s, const char* colour,
+                  const ChartScale& scale, std::string* out) {
+  const std::string name = Escaped(IndexName(s.grade));
+  std::string points;
+  for (const Print& p : s.prints) {
+    if (!p.has_value) continue;
+    if (!points.empty()) points += ' ';
+    points += Coord(scale.XOf(p.day)) + "," + Coord(scale.YOf(p.value_micros));
   }
+  if (!points.empty()) {
+    *out += "<polyline class=\"series\" data-index=\"" + name +
+            "\" fill=\"none\" stroke=\"" + colour +
+            "\" stroke-width=\"2\" points=\"" + points + "\"/>";
+  }
+  for (const Print& p : s.prints) {
+    const std::string level = LevelText(p.level);
+    const std::string date = FormatDay(p.day);
+    const double y = p.has_value ? scale.YOf(p.value_micros) : kPlotBottom;
+    *out += "<g class=\"print\" data-index=\"" + name + "\" data-date=\"" +
+            Escaped(date) + "\" data-level=\"" + Escaped(level) + "\">";
+    std::string title = IndexName(s.grade) + " " + date + ": " + ValueText(p) +
+                        " USD/GPU-hour, level " + level;
+    if (p.revision > 0) {
+      title += ", restated (revision " + std::to_string(p.revision) + ")";
+    }
+    *out += "<title>" + Escaped(title) + "</title>";
+    AppendMarker(p, scale.XOf(p.day), y, colour, out);
+    *out += "</g>";
+  }
+}
 
-  // Legend: the grades, then the level markers.
+// The legend: the grades, then the level markers.
+void AppendLegend(const std::vector<IndexSeries>& series, std::string* out) {
   int y = kPlotTop + 10;
   *out += "<g class=\"legend\">";
   for (std::size_t i = 0; i < series.size(); ++i) {
@@ -296,7 +296,24 @@ void AppendChart(const std::vector<IndexSeries>& series, std::string* out) {
   AppendLevelKey(Level::k3, "level 3", y + 36, out);
   AppendLevelKey(Level::k4, "level 4", y + 54, out);
   AppendLevelKey(Level::kDisrupted, "DISRUPTED", y + 72, out);
-  *out += "</g></svg>";
+  *out += "</g>";
+}
+
+void AppendChart(const std::vector<IndexSeries>& series, std::string* out) {
+  const ChartScale scale(series);
+  *out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+          std::to_string(kWidth) + "\" height=\"" + std::to_string(kHeight) +
+          "\" viewBox=\"0 0 " + std::to_string(kWidth) + " " +
+          std::to_string(kHeight) +
+          "\" role=\"img\" aria-label=\"CFX index history\" "
+          "font-family=\"sans-serif\" font-size=\"12\">";
+  *out += "<title>CFX index history</title>";
+  AppendAxes(scale, out);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    AppendSeries(series[i], kColours[i % std::size(kColours)], scale, out);
+  }
+  AppendLegend(series, out);
+  *out += "</svg>";
 }
 
 void AppendTable(const std::vector<IndexSeries>& series, std::string* out) {
