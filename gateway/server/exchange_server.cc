@@ -5,24 +5,21 @@
 
 #include <chrono>
 #include <cstdio>
-#include <deque>
 #include <optional>
 
 #include "exchange/event_replay.h"
 #include "exchange/idle.h"
 #include "exchange/pipeline.h"
 #include "gateway/asio.h"
-#include "gateway/config/index_config.h"
 #include "gateway/config/instrument_table.h"
-#include "gateway/config/settlement_config.h"
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/gateway.h"
 #include "gateway/server/event_consumers.h"
+#include "gateway/server/service_feed.h"
 #include "gateway/session/metrics.h"
 #include "index/index_service.h"
-#include "settlement/engine_commands.h"
 #include "settlement/settlement_service.h"
 
 namespace cfx::gateway {
@@ -36,19 +33,16 @@ using exchange::Seq;
 // - the market-data store, then FIX, which builds its incrementals from the
 //   level change the store applied (MarketDataThenFix);
 // - the protobuf gateway;
-// - the CFX index (DESIGN.md §4): new prints reach the gateways via
-//   on_print;
-// - clearing and settlement (DESIGN.md §5) after the index, because a last
-//   trading day's final settlement reads the day's fixing; runs reach the
-//   engine via on_run.
+// - last the services, the index then settlement (service_feed.h): new
+//   prints reach the gateways, and what the services derive reaches the
+//   engine, through the feed.
 struct MarketDataThenFix {
   MarketDataStore& md;
   fix::FixGateway& fix;
   void OnEvent(const Event& e) { fix.OnEvent(e, md.OnEvent(e)); }
 };
-using EventConsumers =
-    EventConsumerList<InstrumentTable, MarketDataThenFix, pb::Gateway,
-                      index::IndexService, settlement::SettlementService>;
+using EventConsumers = EventConsumerList<InstrumentTable, MarketDataThenFix,
+                                         pb::Gateway, ServiceFeed>;
 
 struct ExchangeServer::Impl {
   ServerConfig config;
@@ -61,19 +55,8 @@ struct ExchangeServer::Impl {
   // The instruments as listed now.
   std::unique_ptr<InstrumentTable> instruments;
   std::unique_ptr<MarketDataStore> md;
-  // The CFX index; its store is <data_dir>/index.
-  std::unique_ptr<index::IndexService> index;
-  bool index_flush_failed = false;
-  // Clearing and settlement; its ledger is <data_dir>/settlement.
-  std::unique_ptr<settlement::SettlementService> settlement;
-  // The seq through which the settlement service loaded its stored state.
-  uint64_t settlement_from = 0;
-  bool settlement_failed = false;
-  bool settlement_store_failed = false;
-  // What the services tell the engine, waiting for room in the ring: a
-  // settlement run's collateral bookings, settlement prices and expiries,
-  // and each fixing's spot reference price.
-  std::deque<exchange::Command> engine_commands;
+  // The CFX index and clearing and settlement.
+  std::unique_ptr<ServiceFeed> services;
   std::unique_ptr<Metrics> metrics;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
@@ -102,83 +85,7 @@ struct ExchangeServer::Impl {
   void ConnectServices();
   Status Listen();
   void Run();
-  void FlushIndex();
-  void QueueSettlement(const settlement::RunResult& r, bool prices);
-  void QueueSpotReference(const index::Print& print);
-  int SubmitEngineCommands();
-  void CheckSettlement();
 };
-
-// The engine learns a run's outcome through sequenced commands: each
-// contract's new settlement price (the reference of its bands and its
-// margin), the expiry of finally settled contracts and each account's net
-// booking, dated, so that the engine applies a date once.
-void ExchangeServer::Impl::QueueSettlement(const settlement::RunResult& r,
-                                           bool prices) {
-  for (const exchange::Command& cmd : settlement::EngineCommands(r, prices)) {
-    engine_commands.push_back(cmd);
-  }
-}
-
-// After each fixing (or restatement) the grade's spot node-days take the
-// print's value as the reference of their bands (DESIGN.md §2): every slot
-// of the grade, listed or not, so that a slot listed later starts from it.
-// Sequenced, so that a replay of the journal reproduces it.
-void ExchangeServer::Impl::QueueSpotReference(const index::Print& print) {
-  if (!print.has_value || print.value_micros <= 0) return;
-  const std::vector<uint32_t>& grade_of = index->config().instrument_grade;
-  for (uint32_t id = 1; id < grade_of.size(); ++id) {
-    if (grade_of[id] != print.grade + 1) continue;
-    exchange::Command cmd;
-    cmd.type = exchange::CommandType::kSetReferencePrice;
-    cmd.instrument = exchange::InstrumentId{id};
-    cmd.price =
-        exchange::Price{print.value_micros / (exchange::kMicrosPerUsd /
-                                              exchange::kPriceUnitsPerUsd)};
-    engine_commands.push_back(cmd);
-  }
-}
-
-int ExchangeServer::Impl::SubmitEngineCommands() {
-  int n = 0;
-  while (!engine_commands.empty() && ring->TryPush(engine_commands.front())) {
-    engine_commands.pop_front();
-    ++n;
-  }
-  return n;
-}
-
-// A refused run stops settlement; it is logged once, naming the broken
-// invariant, until an admin's re-run resumes settlement. A failed write of
-// the settlement state is logged once too (a restart then applies more of
-// the journal).
-void ExchangeServer::Impl::CheckSettlement() {
-  if (!settlement_store_failed && !settlement->store_status().ok()) {
-    settlement_store_failed = true;
-    Log("warning: settlement state store write failed: " +
-        settlement->store_status().ToString());
-  }
-  if (settlement->status().ok()) {
-    if (settlement_failed) Log("settlement resumed");
-    settlement_failed = false;
-    return;
-  }
-  if (settlement_failed) return;
-  settlement_failed = true;
-  Log("error: settlement stopped: " + settlement->status().ToString());
-}
-
-// The index store lags the journal at worst: a failed write is logged once
-// and retried with the next events; a restart catches up from the journal.
-void ExchangeServer::Impl::FlushIndex() {
-  const Status st = index->Flush();
-  if (st.ok()) {
-    index_flush_failed = false;
-  } else if (!index_flush_failed) {
-    index_flush_failed = true;
-    Log("warning: index store write failed: " + st.ToString());
-  }
-}
 
 void ExchangeServer::Impl::Run() {
   exchange::BackoffIdle idle;
@@ -192,12 +99,9 @@ void ExchangeServer::Impl::Run() {
   while (phase.load(std::memory_order_acquire) == 0) {
     int work = static_cast<int>(io.poll());
     const std::size_t events = pipeline->PollDurableEvents(on_event);
-    if (events > 0) {
-      FlushIndex();
-      CheckSettlement();
-    }
+    if (events > 0) services->AfterBatch(/*check_settlement=*/true);
     work += static_cast<int>(events);
-    work += SubmitEngineCommands();
+    work += services->SubmitEngineCommands(*ring);
     work += gateway->Poll();
     work += fix->Poll();
     commands_submitted.store(
@@ -239,7 +143,7 @@ void ExchangeServer::Impl::Run() {
   sessions_closed.store(true, std::memory_order_release);
   while (phase.load(std::memory_order_acquire) == 1) {
     const std::size_t n = pipeline->PollDurableEvents(on_event);
-    if (n > 0) FlushIndex();
+    if (n > 0) services->AfterBatch(/*check_settlement=*/false);
     idle.Idle(static_cast<int>(n));
   }
 }
@@ -324,23 +228,15 @@ Status ExchangeServer::Impl::OpenPipeline() {
   return Status::Ok();
 }
 
-// Opens the instrument table, the market-data store, the index and the
-// settlement service (their stores under the data dir).
+// Opens the instrument table, the market-data store and the services
+// (their stores under the data dir).
 Status ExchangeServer::Impl::OpenServices() {
   instruments = std::make_unique<InstrumentTable>(config);
   md = std::make_unique<MarketDataStore>(config);
-  auto index_service = index::IndexService::Open(BuildIndexConfig(config),
-                                                 options.data_dir + "/index");
-  if (!index_service.has_value()) return index_service.error();
-  index = std::move(index_service).value();
-  auto settlement_service = settlement::SettlementService::Open(
-      BuildSettlementConfig(config), options.data_dir + "/settlement");
-  if (!settlement_service.has_value()) return settlement_service.error();
-  settlement = std::move(settlement_service).value();
-  // The settlement service loaded its state through this seq: the replay
-  // feeds it only the later events.
-  settlement_from = settlement->last_applied_seq();
-  settlement->set_fixings(index->Fixings());
+  auto feed = ServiceFeed::Open(config, options.data_dir,
+                                [this](const std::string& line) { Log(line); });
+  if (!feed.has_value()) return feed.error();
+  services = std::move(feed).value();
   return Status::Ok();
 }
 
@@ -360,8 +256,8 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.durable_seq = [p] { return p->durable_seq().value; };
   deps.payload_arena = &p->payload_arena();
   deps.recovered_registry = &p->engine().registry();
-  deps.index = index.get();
-  deps.settlement = settlement.get();
+  deps.index = &services->index();
+  deps.settlement = &services->settlement();
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
@@ -372,13 +268,13 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.clock = clock.get();
   fix_deps.dir = options.data_dir + "/fix";
   fix_deps.log = options.log;
-  fix_deps.index = index.get();
-  fix_deps.settlement = settlement.get();
+  fix_deps.index = &services->index();
+  fix_deps.settlement = &services->settlement();
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();
   md_then_fix.emplace(MarketDataThenFix{*md, *fix});
-  consumers.emplace(*instruments, *md_then_fix, *gateway, *index, *settlement);
+  consumers.emplace(*instruments, *md_then_fix, *gateway, *services);
   return Status::Ok();
 }
 
@@ -392,7 +288,7 @@ Status ExchangeServer::Impl::ReplayJournal() {
   CFX_RETURN_IF_ERROR(exchange::ReplayEvents(
       pipeline->journal(), config.engine, Seq{0}, last,
       [this](const Event& e) { consumers->OnEvent(e); }));
-  CFX_RETURN_IF_ERROR(index->Flush());
+  CFX_RETURN_IF_ERROR(services->FlushReplay());
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
           .count();
@@ -405,48 +301,13 @@ Status ExchangeServer::Impl::ReplayJournal() {
   return Status::Ok();
 }
 
-// Logs where the index and settlement stand after the replay and connects
-// their outputs: from now on every new print and restatement is published
-// once its causing event is durable (the events reach the index through
-// PollDurableEvents only), and the engine is told what they derive.
+// From now on every new print and restatement is published once its
+// causing event is durable (the events reach the index through
+// PollDurableEvents only).
 void ExchangeServer::Impl::ConnectServices() {
-  char buf[160];
-  std::snprintf(
-      buf, sizeof buf, "index: %zu grades, applied through seq %llu",
-      index->config().grades.size(),
-      static_cast<unsigned long long>(index->last_applied_seq().value));
-  Log(buf);
-  std::snprintf(buf, sizeof buf,
-                "settlement: stored state through seq %llu, %llu events "
-                "applied after it",
-                static_cast<unsigned long long>(settlement_from),
-                static_cast<unsigned long long>(settlement->events_applied()));
-  Log(buf);
-  // The spot references follow the latest prints; queued again at every
-  // start, for a print whose reference command a stop overtook.
-  for (uint32_t g = 0; g < index->config().grades.size(); ++g) {
-    if (const index::Print* latest = index->Latest(g)) {
-      QueueSpotReference(*latest);
-    }
-  }
-  index->set_on_print([this](const index::Print& print) {
+  services->GoLive([this](const index::Print& print) {
     gateway->OnIndexPrint(print);
     fix->OnIndexPrint(print);
-    QueueSpotReference(print);
-  });
-  // Settlement: what the journal's replay settled but the engine has not
-  // applied yet goes to the engine first, then every new run as it comes.
-  CheckSettlement();
-  for (const settlement::RunResult& r : settlement->UnappliedResults()) {
-    QueueSettlement(r, /*prices=*/false);
-  }
-  if (const settlement::RunResult* latest = settlement->LatestResult()) {
-    settlement::RunResult prices = *latest;
-    prices.bookings.clear();
-    QueueSettlement(prices, /*prices=*/true);
-  }
-  settlement->set_on_run([this](const settlement::RunResult& r) {
-    QueueSettlement(r, /*prices=*/true);
   });
 }
 
@@ -470,7 +331,7 @@ Status ExchangeServer::Impl::Listen() {
         h.exchange_time_ns = clk->Now().nanos;
         return h;
       });
-  http->set_index(index.get());
+  http->set_index(&services->index());
   return http->Listen(bind,
                       options.http_port.value_or(config.network.http_port));
 }
@@ -544,10 +405,10 @@ const exchange::RecoveryReport& ExchangeServer::recovery() const {
 uint64_t ExchangeServer::state_hash() const { return impl_->final_hash; }
 exchange::Seq ExchangeServer::last_seq() const { return impl_->final_seq; }
 const index::IndexService& ExchangeServer::index() const {
-  return *impl_->index;
+  return impl_->services->index();
 }
 const settlement::SettlementService& ExchangeServer::settlement() const {
-  return *impl_->settlement;
+  return impl_->services->settlement();
 }
 uint64_t ExchangeServer::commands_submitted() const {
   return impl_->commands_submitted.load(std::memory_order_relaxed);

@@ -48,7 +48,8 @@ struct ServerOptions {
 // Stop(). Used by the binary and by end-to-end tests.
 //
 // Thread: Start/Stop from one owning thread; the server runs a sequencer, a
-// matching and a gateway thread of its own.
+// matching and a gateway thread of its own. The gateway thread also feeds
+// the index and settlement (service_feed.h).
 class ExchangeServer {
  public:
   static Result<std::unique_ptr<ExchangeServer>> Start(
