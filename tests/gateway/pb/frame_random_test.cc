@@ -8,6 +8,7 @@
 // serving another session, and stop cleanly at the end.
 //
 // Seeds: fixed ones plus one fresh per run; CFX_FRAME_SEED=<n> replays one.
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/stubs/logging.h>
 #include <gtest/gtest.h>
 
@@ -290,7 +291,30 @@ struct Expected {
   Kind kind = kNoReject;
   std::string message_type;
   std::vector<Rule> rules;
+  // A body this oracle does not model: besides `rules`, any field-level
+  // reject (a reason about a field's value) naming one of its fields.
+  std::vector<std::string> body_fields;
 };
+
+// The names of the fields of `e`'s body message.
+std::vector<std::string> BodyFields(const w::Envelope& e) {
+  const google::protobuf::FieldDescriptor* body =
+      w::Envelope::descriptor()->FindFieldByNumber(
+          static_cast<int>(e.body_case()));
+  std::vector<std::string> names;
+  if (body->message_type() == nullptr) return names;
+  for (int i = 0; i < body->message_type()->field_count(); ++i) {
+    names.push_back(body->message_type()->field(i)->name());
+  }
+  return names;
+}
+
+bool FieldLevelReason(w::SessionRejectReason r) {
+  return r == w::SESSION_REJECT_REASON_MISSING_FIELD ||
+         r == w::SESSION_REJECT_REASON_INVALID_ENUM ||
+         r == w::SESSION_REJECT_REASON_VALUE_OUT_OF_RANGE ||
+         r == w::SESSION_REJECT_REASON_UNKNOWN_SYMBOL;
+}
 
 bool KnownSymbol(const ServerConfig& config, const std::string& s) {
   return config.FindInstrument(s) != nullptr;
@@ -398,6 +422,7 @@ std::vector<Rule> Violations(const ServerConfig& config, const w::Envelope& e,
   return v;
 }
 
+// Every body proto/cfx/wire/v1 marks "server -> client".
 bool ServerToClient(w::Envelope::BodyCase b) {
   switch (b) {
     case w::Envelope::kLogonAck:
@@ -413,6 +438,18 @@ bool ServerToClient(w::Envelope::BodyCase b) {
     case w::Envelope::kInstrumentList:
     case w::Envelope::kGradeList:
     case w::Envelope::kClockReport:
+    case w::Envelope::kReferenceAck:
+    case w::Envelope::kRatingReport:
+    case w::Envelope::kAttestationList:
+    case w::Envelope::kTradeBust:
+    case w::Envelope::kIndexPrint:
+    case w::Envelope::kIndexPrintList:
+    case w::Envelope::kIndexExplanation:
+    case w::Envelope::kCollateralAck:
+    case w::Envelope::kSettlementReport:
+    case w::Envelope::kSettlementStatus:
+    case w::Envelope::kMarginCallList:
+    case w::Envelope::kSettlementRerunAck:
       return true;
     default:
       return false;
@@ -471,6 +508,7 @@ Expected Predict(const ServerConfig& config, std::string_view payload,
     x.rules = {{w::SESSION_REJECT_REASON_MISSING_FIELD, "symbol"},
                {w::SESSION_REJECT_REASON_UNKNOWN_SYMBOL, "symbol"},
                {w::SESSION_REJECT_REASON_WRONG_SESSION_STATE, "symbol"}};
+    x.body_fields = BodyFields(e);
     return x;
   }
   x.kind = x.rules.empty() ? Expected::kNoReject : Expected::kReject;
@@ -679,6 +717,11 @@ class Fuzzing {
                     ? true
                     : got.field() == rule.field);
     }
+    if (FieldLevelReason(got.reason())) {
+      for (const std::string& field : x.body_fields) {
+        match |= got.field() == field;
+      }
+    }
     std::string want;
     for (const Rule& rule : x.rules) {
       want += w::SessionRejectReason_Name(rule.reason) + "/" + rule.field + " ";
@@ -723,7 +766,9 @@ TEST(PbFrameRandom, EveryFrameGetsItsAnswerAndTheServerKeepsServing) {
     for (const auto& [what, n] : tally.answers) {
       summary += what + ": " + std::to_string(n) + "\n";
     }
-    // The generator reaches every kind of answer (with the fixed seeds).
+    // The generator reaches every kind of answer with the fixed seeds (one
+    // replayed seed need not).
+    const bool fixed_seeds = std::getenv("CFX_FRAME_SEED") == nullptr;
     for (const char* what :
          {"passed", "closed on a header error", "logon rejected", "logged out",
           "SESSION_REJECT_REASON_MALFORMED_MESSAGE",
@@ -735,7 +780,9 @@ TEST(PbFrameRandom, EveryFrameGetsItsAnswerAndTheServerKeepsServing) {
           "SESSION_REJECT_REASON_WRONG_SESSION_STATE",
           "SESSION_REJECT_REASON_NOT_AUTHORIZED",
           "SESSION_REJECT_REASON_UNKNOWN_SYMBOL"}) {
-      EXPECT_GT(tally.answers[what], 0) << what << "\n" << summary;
+      if (fixed_seeds) {
+        EXPECT_GT(tally.answers[what], 0) << what << "\n" << summary;
+      }
     }
     std::printf("%s", summary.c_str());
   }
