@@ -11,6 +11,7 @@
 #include "exchange/core/engine_state.h"
 #include "exchange/core/large_array.h"
 #include "exchange/core/order_index.h"
+#include "exchange/core/order_pool.h"
 #include "exchange/core/price_ladder.h"
 #include "exchange/core/reference/registry.h"
 
@@ -231,7 +232,7 @@ void Apply::Finish(Book& b, Taker& t, InstrumentId inst, OrderType type,
                    TimeInForce tif) {
   const Command& c = *s_.cmd;
   if (t.cancelled || t.leaves.lots == 0) {
-    if (t.slot != 0) Free(t.slot);
+    if (t.slot != 0) FreeSlot(s_, t.slot);
     return;
   }
   if (type == OrderType::kMarket) {
@@ -248,7 +249,7 @@ void Apply::Finish(Book& b, Taker& t, InstrumentId inst, OrderType type,
   }
   uint32_t k = t.slot;
   if (k == 0) {
-    k = AllocSlot();
+    k = AllocSlot(s_);
     Order& o = s_.orders[k];
     o.id = t.id;
     o.client_order_id = t.client_order_id;
@@ -263,7 +264,7 @@ void Apply::Finish(Book& b, Taker& t, InstrumentId inst, OrderType type,
     o.tif = tif;
     o.stp = t.stp;
     o.flags = c.flags;
-    Register(k);
+    RegisterOrder(s_, k);
   } else {
     Order& o = s_.orders[k];
     o.leaves = t.leaves;

@@ -8,8 +8,9 @@
 
 #include "exchange/core/byte_codec.h"
 #include "exchange/core/engine.h"
-#include "exchange/core/engine_apply.h"
 #include "exchange/core/engine_state.h"
+#include "exchange/core/order_book.h"
+#include "exchange/core/order_pool.h"
 #include "exchange/core/state_hash.h"
 
 namespace cfx::exchange {
@@ -195,7 +196,7 @@ namespace {
 // Reads the listed instruments and their resting orders, then registers the
 // orders in order id order.
 Status LoadBooks(EngineState& s, ByteReader& r) {
-  internal::Apply restorer(s);
+  internal::OrderBook book(s);
   std::vector<uint32_t> slots;
   const uint32_t books = r.Get<uint32_t>();
   uint32_t listed = 0;
@@ -267,10 +268,10 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
       if (!valid) {
         return SnapshotError(r, "invalid order " + std::to_string(o.id.value));
       }
-      const uint32_t k = restorer.RestoreAlloc();
+      const uint32_t k = internal::AllocSlot(s);
       s.orders[k] = o;
       s.index.Insert(o.id.value, k);  // for the duplicate check; redone below
-      restorer.RestoreRest(k);
+      book.RestoreRest(k);
       slots.push_back(k);
     }
     if (b.best_bid != 0 && b.best_ask != 0 && b.best_bid >= b.best_ask) {
@@ -283,7 +284,7 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
   });
   for (uint32_t k : slots) {
     s.index.Erase(s.orders[k].id.value);
-    restorer.RestoreRegister(k);
+    internal::RegisterOrder(s, k);
   }
   return Status::Ok();
 }
