@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "exchange/core/byte_codec.h"
@@ -11,16 +12,22 @@
 #include "exchange/core/engine_state.h"
 #include "exchange/core/order_book.h"
 #include "exchange/core/order_pool.h"
+#include "exchange/core/state_fields.h"
 #include "exchange/core/state_hash.h"
 
 namespace cfx::exchange {
 
 using internal::Book;
 using internal::EngineState;
+using internal::FieldInteger;
 using internal::ForEachOrderInPriority;
+using internal::ForEachPosition;
 using internal::Order;
+using internal::OrderField;
 using internal::PositionRow;
 using internal::SetReference;
+using internal::VisitOrderFields;
+using internal::VisitSpotTradeFields;
 
 uint64_t Engine::StateHash() const noexcept {
   StateHasher h;
@@ -36,30 +43,19 @@ uint64_t Engine::StateHash() const noexcept {
       h.Add(b.delivery_day);
     }
     ForEachOrderInPriority(*s_, b, [&h](const Order& o) {
-      h.Add(o.id.value);
-      h.Add(o.client_order_id.value);
-      h.Add(o.account.value);
-      h.Add(static_cast<uint64_t>(o.side));
-      h.Add(o.price.units);
-      h.Add(o.quantity.lots);
-      h.Add(o.leaves.lots);
-      h.Add(o.filled.lots);
-      h.Add(static_cast<uint64_t>(o.tif));
-      h.Add(static_cast<uint64_t>(o.flags));
-      h.Add(o.expire_time.nanos);
+      VisitOrderFields(o, [&h](OrderField f, auto v) {
+        // The hash leaves out the resolved STP mode, as the reference book
+        // of the differential tests does (docs/matching.md, "State hash").
+        if (f != OrderField::kStp)
+          h.Add(static_cast<uint64_t>(FieldInteger(v)));
+      });
     });
   }
-  const uint32_t ni = s_->limits.max_instruments;
-  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
-    for (uint32_t i = 0; i < ni; ++i) {
-      const int64_t p =
-          s_->positions[static_cast<std::size_t>(a) * ni + i].position;
-      if (p == 0) continue;
-      h.Add(a);
-      h.Add(i);
-      h.Add(p);
-    }
-  }
+  ForEachPosition(*s_, [&h](uint32_t a, uint32_t i, int64_t p) {
+    h.Add(a);
+    h.Add(i);
+    h.Add(p);
+  });
   for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
     const internal::AccountRow& r = s_->accounts[a];
     if (!r.configured || (r.collateral == 0 && r.settled_date == 0)) continue;
@@ -76,14 +72,7 @@ uint64_t Engine::StateHash() const noexcept {
     h.Add(sum);
   }
   for (const internal::SpotTrade& t : s_->spot_trades) {
-    h.Add(t.trade_id);
-    h.Add(t.day);
-    h.Add(t.price);
-    h.Add(t.quantity);
-    h.Add(t.instrument);
-    h.Add(t.buyer);
-    h.Add(t.seller);
-    h.Add(t.busted);
+    VisitSpotTradeFields(t, [&h](auto v) { h.Add(v); });
   }
   // Reference data counts once there is any, so engines without it hash as
   // the reference book of the matching tests does.
@@ -104,6 +93,17 @@ constexpr uint16_t kSnapshotVersion = 4;
 Status SnapshotError(const ByteReader& r, const std::string& what) {
   return DataLossError("snapshot: " + what + " at byte " +
                        std::to_string(r.position()));
+}
+
+// Reads one field of the state walk (state_fields.h) as SaveSnapshot()
+// wrote it: an enum as its underlying integer.
+template <typename T>
+void GetField(ByteReader& r, T& field) {
+  if constexpr (std::is_enum_v<T>) {
+    field = static_cast<T>(r.Get<std::underlying_type_t<T>>());
+  } else {
+    field = r.Get<T>();
+  }
 }
 
 }  // namespace
@@ -129,36 +129,19 @@ std::string Engine::SaveSnapshot() const {
     uint32_t count = 0;
     ForEachOrderInPriority(*s_, b, [&](const Order&) { ++count; });
     w.Put(count);
-    ForEachOrderInPriority(*s_, b, [&](const Order& o) {
-      w.Put(o.id.value);
-      w.Put(o.client_order_id.value);
-      w.Put(o.account.value);
-      w.Put(static_cast<uint8_t>(o.side));
-      w.Put(o.price.units);
-      w.Put(o.quantity.lots);
-      w.Put(o.leaves.lots);
-      w.Put(o.filled.lots);
-      w.Put(static_cast<uint8_t>(o.tif));
-      w.Put(static_cast<uint8_t>(o.stp));
-      w.Put(o.flags);
-      w.Put(o.expire_time.nanos);
+    ForEachOrderInPriority(*s_, b, [&w](const Order& o) {
+      VisitOrderFields(o, [&w](OrderField, auto v) { w.Put(FieldInteger(v)); });
     });
   }
-  const uint32_t ni = s_->limits.max_instruments;
   uint32_t positions = 0;
   for (const PositionRow& r : s_->positions)
     positions += r.position != 0 ? 1 : 0;
   w.Put(positions);
-  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
-    for (uint32_t i = 0; i < ni; ++i) {
-      const int64_t p =
-          s_->positions[static_cast<std::size_t>(a) * ni + i].position;
-      if (p == 0) continue;
-      w.Put(a);
-      w.Put(i);
-      w.Put(p);
-    }
-  }
+  ForEachPosition(*s_, [&w](uint32_t a, uint32_t i, int64_t p) {
+    w.Put(a);
+    w.Put(i);
+    w.Put(p);
+  });
   w.Put(s_->client_order_ids.size());
   s_->client_order_ids.ForEach([&w](uint32_t account, uint64_t id) {
     w.Put(account);
@@ -166,14 +149,7 @@ std::string Engine::SaveSnapshot() const {
   });
   w.Put(static_cast<uint32_t>(s_->spot_trades.size()));
   for (const internal::SpotTrade& t : s_->spot_trades) {
-    w.Put(t.trade_id);
-    w.Put(t.day);
-    w.Put(t.price);
-    w.Put(t.quantity);
-    w.Put(t.instrument);
-    w.Put(t.buyer);
-    w.Put(t.seller);
-    w.Put(t.busted);
+    VisitSpotTradeFields(t, [&w](auto v) { w.Put(v); });
   }
   uint32_t accounts = 0;
   for (const internal::AccountRow& a : s_->accounts) {
@@ -234,18 +210,8 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
     }
     for (uint32_t j = 0; j < count; ++j) {
       Order o;
-      o.id = OrderId{r.Get<uint64_t>()};
-      o.client_order_id = ClientOrderId{r.Get<uint64_t>()};
-      o.account = AccountId{r.Get<uint32_t>()};
-      o.side = static_cast<Side>(r.Get<uint8_t>());
-      o.price = Price{r.Get<int64_t>()};
-      o.quantity = Quantity{r.Get<int64_t>()};
-      o.leaves = Quantity{r.Get<int64_t>()};
-      o.filled = Quantity{r.Get<int64_t>()};
-      o.tif = static_cast<TimeInForce>(r.Get<uint8_t>());
-      o.stp = static_cast<StpMode>(r.Get<uint8_t>());
-      o.flags = r.Get<uint8_t>();
-      o.expire_time = Timestamp{r.Get<int64_t>()};
+      VisitOrderFields(o,
+                       [&r](OrderField, auto& field) { GetField(r, field); });
       o.instrument = InstrumentId{id};
       if (!r.ok()) return SnapshotError(r, "truncated order");
       const bool valid =
@@ -326,14 +292,7 @@ Status LoadTables(EngineState& s, ByteReader& r) {
   }
   for (uint32_t j = 0; j < trades; ++j) {
     internal::SpotTrade t;
-    t.trade_id = r.Get<uint64_t>();
-    t.day = r.Get<int64_t>();
-    t.price = r.Get<int64_t>();
-    t.quantity = r.Get<int64_t>();
-    t.instrument = r.Get<uint32_t>();
-    t.buyer = r.Get<uint32_t>();
-    t.seller = r.Get<uint32_t>();
-    t.busted = r.Get<uint32_t>();
+    VisitSpotTradeFields(t, [&r](auto& field) { GetField(r, field); });
     if (!r.ok() || t.trade_id == 0 || t.trade_id >= s.next_trade_id ||
         (j > 0 && t.trade_id <= s.spot_trades.back().trade_id) ||
         t.instrument == 0 || t.instrument >= s.books.size() ||
