@@ -14,6 +14,10 @@
 
 namespace cfx::exchange {
 
+namespace internal {
+struct RegistryState;
+}  // namespace internal
+
 // What a grade requires of a provider (DESIGN.md §2-3), as the registry
 // needs it. Grade indexes are positions in ReferenceConfig::grades.
 struct ReferenceGrade {
@@ -158,8 +162,9 @@ class Registry {
   // snapshots and loads.
   uint64_t Hash() const;
   // Appends the whole state to `out`: a u32 format version, a u32 body
-  // length, the body (format: registry.cc above Save(); docs/journal.md,
-  // "Snapshot"). Rows are not stored: Load() recomputes them.
+  // length, the body (format: registry_snapshot.cc above Save();
+  // docs/journal.md, "Snapshot"). Rows are not stored: Load() recomputes
+  // them.
   void Save(std::string* out) const;
   // Replaces the state with what Save() wrote at the front of `in` and
   // advances `in` past it. The snapshot must come from a registry with the
@@ -169,8 +174,7 @@ class Registry {
   Status Load(std::string_view* in);
 
  private:
-  struct State;
-  std::unique_ptr<State> s_;
+  std::unique_ptr<internal::RegistryState> s_;
 };
 
 }  // namespace cfx::exchange

@@ -1,0 +1,403 @@
+// Registry's persistent form: its canonical hash (Registry::Hash()), its
+// snapshot (Save()) and loading one (Load()). Format: below, and
+// docs/journal.md, "Snapshot".
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "exchange/core/byte_codec.h"
+#include "exchange/core/reference/registry.h"
+#include "exchange/core/reference/registry_state.h"
+#include "exchange/core/state_hash.h"
+
+namespace cfx::exchange {
+
+using internal::AttestationRecord;
+using internal::KeyRecord;
+using internal::ProviderState;
+using internal::RatingRecord;
+using internal::RegistryState;
+using internal::ValidName;
+
+namespace {
+
+// Registry::Save() format version (the u32 in front of everything).
+constexpr uint32_t kSnapshotVersion = 1;
+
+// Feeds a string as its length, then its bytes in 8-byte little-endian
+// chunks (the last one zero-padded).
+void HashString(StateHasher& h, std::string_view s) {
+  h.Add(static_cast<uint64_t>(s.size()));
+  for (std::size_t i = 0; i < s.size(); i += 8) {
+    uint64_t chunk = 0;
+    for (std::size_t j = 0; j < 8 && i + j < s.size(); ++j) {
+      chunk |= static_cast<uint64_t>(static_cast<uint8_t>(s[i + j])) << (8 * j);
+    }
+    h.Add(chunk);
+  }
+}
+
+}  // namespace
+
+// The hash covers, in this order: now, next_change; per provider in account
+// order its account, firm and ratings (acceptance order); the keys in id
+// order; the attestations in acceptance order (provider account, canonical
+// bytes, signature, accepted_at); the rows in (account, grade) order.
+uint64_t Registry::Hash() const {
+  const internal::RegistryState& s = *s_;
+  StateHasher h;
+  h.Add(s.now.nanos);
+  h.Add(s.next_change.nanos);
+  h.Add(static_cast<uint64_t>(s.providers.size()));
+  for (uint32_t pi : s.by_account) {
+    h.Add(s.config.providers[pi].account.value);
+    HashString(h, s.config.providers[pi].firm);
+    const ProviderState& p = s.providers[pi];
+    h.Add(static_cast<uint64_t>(p.ratings.size()));
+    for (const RatingRecord& r : p.ratings) {
+      h.Add(static_cast<uint64_t>(r.rating.tier));
+      h.Add(r.rating.effective.nanos);
+      h.Add(r.rating.expires.nanos);
+      HashString(h, r.rating.agency);
+      HashString(h, r.rating.reference);
+      h.Add(static_cast<uint64_t>(r.revoked));
+    }
+  }
+  h.Add(static_cast<uint64_t>(s.keys.size()));
+  for (const auto& [id, k] : s.keys) {
+    HashString(h, id);
+    HashString(h, k.public_key);
+    HashString(h, k.attester);
+    h.Add(static_cast<uint64_t>(k.revoked));
+  }
+  h.Add(static_cast<uint64_t>(s.attestations.size()));
+  for (const AttestationRecord& r : s.attestations) {
+    h.Add(s.config.providers[r.provider].account.value);
+    HashString(h, r.canonical);
+    HashString(h, r.signature);
+    h.Add(r.accepted_at.nanos);
+  }
+  for (uint32_t pi : s.by_account) {
+    for (const EligibilityRow& row : s.providers[pi].rows) {
+      h.Add(static_cast<uint64_t>(row.status));
+      h.Add(row.nodes);
+      h.Add(row.milli_tokens);
+    }
+  }
+  return h.value();
+}
+
+// Snapshot format, little-endian; strings are u32 length + bytes:
+//
+//   u32 format version (1)
+//   u32 length of what follows (the body)
+//   body:
+//     i64 now (ns)
+//     u32 grade count (must equal the config's)
+//     u32 provider count (must equal the config's)
+//     per provider in account order:
+//       u32 account, str firm (must equal the config's, in that order)
+//       u32 rating count, then per rating in acceptance order:
+//         u8 tier (1..5), i64 effective, i64 expires, str agency,
+//         str reference, u8 revoked (0/1)
+//     u32 key count, then per key in id order (bytewise ascending):
+//       str key id, str public key (32 bytes), str attester, u8 revoked
+//     u32 attestation count, then per attestation in acceptance order:
+//       str canonical encoding, str signature (64 bytes), i64 accepted_at
+//
+// The rows and next_change are not stored: they are recomputed at `now`,
+// which reproduces them exactly (rows always equal the eligibility at the
+// last time seen, and no boundary lies between the last recompute and it).
+void Registry::Save(std::string* out) const {
+  const internal::RegistryState& s = *s_;
+  std::string body;
+  ByteWriter w(&body);
+  auto str = [&w](std::string_view v) {
+    w.Put(static_cast<uint32_t>(v.size()));
+    w.PutBytes(v);
+  };
+  w.Put(s.now.nanos);
+  w.Put(static_cast<uint32_t>(s.config.grades.size()));
+  w.Put(static_cast<uint32_t>(s.providers.size()));
+  for (uint32_t pi : s.by_account) {
+    w.Put(s.config.providers[pi].account.value);
+    str(s.config.providers[pi].firm);
+    const ProviderState& p = s.providers[pi];
+    w.Put(static_cast<uint32_t>(p.ratings.size()));
+    for (const RatingRecord& r : p.ratings) {
+      w.Put(static_cast<uint8_t>(r.rating.tier));
+      w.Put(r.rating.effective.nanos);
+      w.Put(r.rating.expires.nanos);
+      str(r.rating.agency);
+      str(r.rating.reference);
+      w.Put(static_cast<uint8_t>(r.revoked ? 1 : 0));
+    }
+  }
+  w.Put(static_cast<uint32_t>(s.keys.size()));
+  for (const auto& [id, k] : s.keys) {
+    str(id);
+    str(k.public_key);
+    str(k.attester);
+    w.Put(static_cast<uint8_t>(k.revoked ? 1 : 0));
+  }
+  w.Put(static_cast<uint32_t>(s.attestations.size()));
+  for (const AttestationRecord& r : s.attestations) {
+    str(r.canonical);
+    str(r.signature);
+    w.Put(r.accepted_at.nanos);
+  }
+
+  ByteWriter header(out);
+  header.Put(kSnapshotVersion);
+  header.Put(static_cast<uint32_t>(body.size()));
+  out->append(body);
+}
+
+namespace {
+
+// Reads the snapshot body; the first failure names the field and its byte
+// offset from the start of the registry snapshot.
+class SnapshotReader {
+ public:
+  SnapshotReader(std::string_view body, std::size_t base)
+      : body_(body), base_(base) {}
+
+  template <typename T>
+  T Get(const char* field) {
+    if (!status_.ok()) return T{};
+    ByteReader r(body_.substr(pos_));
+    T v = r.template Get<T>();
+    if (!r.ok()) {
+      Fail(std::string("truncated ") + field);
+      return T{};
+    }
+    pos_ += sizeof(T);
+    return v;
+  }
+
+  std::string Str(const char* field) {
+    const uint32_t n = Get<uint32_t>(field);
+    if (!status_.ok()) return {};
+    if (body_.size() - pos_ < n) {
+      Fail(std::string("truncated ") + field + " (length " + std::to_string(n) +
+           ")");
+      return {};
+    }
+    std::string v(body_.substr(pos_, n));
+    pos_ += n;
+    return v;
+  }
+
+  bool Bool(const char* field) {
+    const uint8_t v = Get<uint8_t>(field);
+    if (v > 1) Fail(std::string("bad ") + field + " flag");
+    return v == 1;
+  }
+
+  // A count of items each at least `min_bytes` long: refused when the rest
+  // cannot hold that many, so a corrupt count cannot make Load allocate.
+  uint32_t Count(const char* field, std::size_t min_bytes) {
+    const uint32_t n = Get<uint32_t>(field);
+    if (status_.ok() && n > (body_.size() - pos_) / min_bytes) {
+      Fail(std::string("bad ") + field + " " + std::to_string(n));
+      return 0;
+    }
+    return n;
+  }
+
+  void Fail(const std::string& what) {
+    if (!status_.ok()) return;
+    status_ = DataLossError("registry snapshot: " + what + " at byte " +
+                            std::to_string(base_ + pos_));
+  }
+  // Fails at the position where the current item started.
+  void FailAt(std::size_t pos, const std::string& what) {
+    pos_ = pos;
+    Fail(what);
+  }
+
+  bool ok() const { return status_.ok(); }
+  const Status& status() const { return status_; }
+  std::size_t position() const { return pos_; }
+  std::size_t remaining() const { return body_.size() - pos_; }
+
+ private:
+  std::string_view body_;
+  std::size_t base_;
+  std::size_t pos_ = 0;
+  Status status_;
+};
+
+// Reads the ratings of provider `pi` into `s`.
+void LoadRatings(SnapshotReader& r, RegistryState& s, uint32_t pi) {
+  const ReferenceProvider& cp = s.config.providers[pi];
+  // tier, 2 times, 2 strings, revoked.
+  const uint32_t count = r.Count("rating count", 1 + 8 + 8 + 4 + 4 + 1);
+  for (uint32_t k = 0; r.ok() && k < count; ++k) {
+    const std::size_t rat = r.position();
+    RatingRecord rec;
+    rec.rating.operator_firm = cp.firm;
+    const uint8_t tier = r.Get<uint8_t>("rating tier");
+    rec.rating.effective = Timestamp{r.Get<int64_t>("rating effective")};
+    rec.rating.expires = Timestamp{r.Get<int64_t>("rating expires")};
+    rec.rating.agency = r.Str("rating agency");
+    rec.rating.reference = r.Str("rating reference");
+    rec.revoked = r.Bool("rating revoked");
+    if (!r.ok()) break;
+    rec.rating.tier = static_cast<Tier>(tier);
+    const std::string which = cp.firm + " rating " + std::to_string(k);
+    if (tier < static_cast<uint8_t>(Tier::kPlatinum) ||
+        tier > static_cast<uint8_t>(Tier::kUnderperform)) {
+      r.FailAt(rat, which + ": bad tier " + std::to_string(tier));
+    } else if (!(rec.rating.expires > rec.rating.effective)) {
+      r.FailAt(rat, which + ": expires not after effective");
+    } else if (!ValidName(rec.rating.agency) ||
+               !ValidName(rec.rating.reference)) {
+      r.FailAt(rat, which + ": bad agency or reference");
+    } else {
+      for (const RatingRecord& other : s.providers[pi].ratings) {
+        if (other.rating.reference == rec.rating.reference) {
+          r.FailAt(rat, which + ": duplicate reference");
+        }
+      }
+    }
+    s.providers[pi].ratings.push_back(std::move(rec));
+  }
+}
+
+// Reads the grade and provider counts, then each provider with its ratings,
+// into `s`.
+void LoadProviders(SnapshotReader& r, RegistryState& s) {
+  const uint32_t grades = r.Get<uint32_t>("grade count");
+  if (r.ok() && grades != s.config.grades.size()) {
+    r.Fail("grade count " + std::to_string(grades) + " != configured " +
+           std::to_string(s.config.grades.size()));
+  }
+  const uint32_t providers = r.Get<uint32_t>("provider count");
+  if (r.ok() && providers != s.providers.size()) {
+    r.Fail("provider count " + std::to_string(providers) + " != configured " +
+           std::to_string(s.providers.size()));
+  }
+
+  for (std::size_t i = 0; r.ok() && i < s.by_account.size(); ++i) {
+    const uint32_t pi = s.by_account[i];
+    const ReferenceProvider& cp = s.config.providers[pi];
+    const std::size_t at = r.position();
+    const uint32_t account = r.Get<uint32_t>("provider account");
+    const std::string firm = r.Str("provider firm");
+    if (r.ok() && (account != cp.account.value || firm != cp.firm)) {
+      r.FailAt(at, "provider " + std::to_string(i) + " is not account " +
+                       std::to_string(cp.account.value) + " " + cp.firm);
+    }
+    LoadRatings(r, s, pi);
+  }
+}
+
+// Reads the attester keys into `s`.
+void LoadKeys(SnapshotReader& r, RegistryState& s) {
+  // 3 strings, revoked.
+  const uint32_t keys = r.Count("key count", 4 + 4 + 4 + 1);
+  for (uint32_t k = 0; r.ok() && k < keys; ++k) {
+    const std::size_t at = r.position();
+    std::string id = r.Str("key id");
+    KeyRecord rec;
+    rec.public_key = r.Str("key public key");
+    rec.attester = r.Str("key attester");
+    rec.revoked = r.Bool("key revoked");
+    if (!r.ok()) break;
+    const std::string which = "key " + std::to_string(k);
+    if (!ValidName(id) || rec.public_key.size() != kEd25519PublicKeyBytes ||
+        !ValidName(rec.attester)) {
+      r.FailAt(at, which + ": bad id, public key or attester");
+    } else if (!s.keys.empty() && !(s.keys.rbegin()->first < id)) {
+      r.FailAt(at, which + ": ids not strictly ascending");
+    } else {
+      s.keys.emplace_hint(s.keys.end(), std::move(id), std::move(rec));
+    }
+  }
+}
+
+// Reads the attestations into `s`.
+void LoadAttestations(SnapshotReader& r, RegistryState& s) {
+  // 2 strings, accepted_at.
+  const uint32_t count = r.Count("attestation count", 4 + 4 + 8);
+  for (uint32_t k = 0; r.ok() && k < count; ++k) {
+    const std::size_t at = r.position();
+    AttestationRecord rec;
+    rec.canonical = r.Str("attestation canonical");
+    rec.signature = r.Str("attestation signature");
+    rec.accepted_at = Timestamp{r.Get<int64_t>("attestation accepted_at")};
+    if (!r.ok()) break;
+    const std::string which = "attestation " + std::to_string(k);
+    Result<Attestation> a = ParseCanonicalAttestation(rec.canonical);
+    if (!a.has_value()) {
+      r.FailAt(at, which + ": " + a.error().message());
+      break;
+    }
+    rec.attestation = std::move(a).value();
+    const Attestation& att = rec.attestation;
+    if (rec.signature.size() != kEd25519SignatureBytes) {
+      r.FailAt(at, which + ": signature not 64 bytes");
+    } else if (s.FindProvider(att.provider) == nullptr) {
+      r.FailAt(at, which + ": unknown provider " + att.provider);
+    } else if (s.keys.count(att.attester_key_id) == 0) {
+      r.FailAt(at, which + ": unknown key " + att.attester_key_id);
+    } else if (att.measured_at > rec.accepted_at || rec.accepted_at > s.now ||
+               (!s.attestations.empty() &&
+                rec.accepted_at < s.attestations.back().accepted_at)) {
+      r.FailAt(at, which + ": times out of order");
+    } else if (s.nonces.count(att.nonce) != 0) {
+      r.FailAt(at, which + ": nonce used twice");
+    } else if (s.attestation_ids.count(att.attestation_id) != 0) {
+      r.FailAt(at, which + ": duplicate attestation_id");
+    } else {
+      s.AddAttestation(std::move(rec));
+    }
+  }
+}
+
+}  // namespace
+
+Status Registry::Load(std::string_view* in) {
+  constexpr std::size_t kHeaderBytes = 8;
+  ByteReader header(*in);
+  const uint32_t version = header.Get<uint32_t>();
+  const uint32_t length = header.Get<uint32_t>();
+  if (!header.ok()) {
+    return DataLossError("registry snapshot: truncated header (" +
+                         std::to_string(in->size()) + " bytes)");
+  }
+  if (version != kSnapshotVersion) {
+    return DataLossError("registry snapshot: unsupported format version " +
+                         std::to_string(version));
+  }
+  if (in->size() - kHeaderBytes < length) {
+    return DataLossError("registry snapshot: body of " +
+                         std::to_string(length) + " bytes, only " +
+                         std::to_string(in->size() - kHeaderBytes) + " left");
+  }
+  SnapshotReader r(in->substr(kHeaderBytes, length), kHeaderBytes);
+  auto s = std::make_unique<RegistryState>(s_->config);
+
+  s->now = Timestamp{r.Get<int64_t>("now")};
+  LoadProviders(r, *s);
+  LoadKeys(r, *s);
+  LoadAttestations(r, *s);
+
+  if (r.ok() && r.remaining() != 0) {
+    r.Fail(std::to_string(r.remaining()) + " trailing bytes");
+  }
+  if (!r.ok()) return r.status();
+
+  s->RecomputeAll(s->now, nullptr);
+  s->next_change = s->NextChange(s->now);
+  s_ = std::move(s);
+  in->remove_prefix(kHeaderBytes + length);
+  return Status::Ok();
+}
+
+}  // namespace cfx::exchange
