@@ -1,163 +1,116 @@
 #include "exchange/core/reject_code.h"
 
+#include <cstddef>
+#include <string_view>
+
 namespace cfx::exchange {
+namespace {
+
+template <typename Enum>
+struct NameEntry {
+  Enum value;
+  std::string_view name;
+};
+
+// The name of `value` in `table`, or `unknown` when it has none.
+template <typename Enum, std::size_t N>
+constexpr std::string_view NameIn(const NameEntry<Enum> (&table)[N], Enum value,
+                                  std::string_view unknown) {
+  for (const NameEntry<Enum>& e : table) {
+    if (e.value == value) return e.name;
+  }
+  return unknown;
+}
+
+// Every code and its name, in declaration order (reject_code.h).
+constexpr NameEntry<RejectCode> kRejectCodeNames[] = {
+    {RejectCode::kNone, "NONE"},
+    {RejectCode::kUnknownCommand, "UNKNOWN_COMMAND"},
+    {RejectCode::kUnknownInstrument, "UNKNOWN_INSTRUMENT"},
+    {RejectCode::kUnknownAccount, "UNKNOWN_ACCOUNT"},
+    {RejectCode::kInvalidSide, "INVALID_SIDE"},
+    {RejectCode::kInvalidOrderType, "INVALID_ORDER_TYPE"},
+    {RejectCode::kInvalidTimeInForce, "INVALID_TIME_IN_FORCE"},
+    {RejectCode::kInvalidStpMode, "INVALID_STP_MODE"},
+    {RejectCode::kInvalidPrice, "INVALID_PRICE"},
+    {RejectCode::kPriceNotOnTick, "PRICE_NOT_ON_TICK"},
+    {RejectCode::kPriceOutOfRange, "PRICE_OUT_OF_RANGE"},
+    {RejectCode::kQuantityBelowMinimum, "QUANTITY_BELOW_MINIMUM"},
+    {RejectCode::kQuantityAboveMaximum, "QUANTITY_ABOVE_MAXIMUM"},
+    {RejectCode::kMissingExpireTime, "MISSING_EXPIRE_TIME"},
+    {RejectCode::kExpireTimeInPast, "EXPIRE_TIME_IN_PAST"},
+    {RejectCode::kMarketOrderNeedsIocOrFok, "MARKET_ORDER_NEEDS_IOC_OR_FOK"},
+    {RejectCode::kPostOnlyNotAllowed, "POST_ONLY_NOT_ALLOWED"},
+    {RejectCode::kInvalidFlags, "INVALID_FLAGS"},
+    {RejectCode::kInvalidInstrumentState, "INVALID_INSTRUMENT_STATE"},
+    {RejectCode::kInvalidReferencePrice, "INVALID_REFERENCE_PRICE"},
+    {RejectCode::kDuplicateClientOrderId, "DUPLICATE_CLIENT_ORDER_ID"},
+    {RejectCode::kInvalidAmount, "INVALID_AMOUNT"},
+    {RejectCode::kInvalidSettlementDate, "INVALID_SETTLEMENT_DATE"},
+    {RejectCode::kPriceOutsideBand, "PRICE_OUTSIDE_BAND"},
+    {RejectCode::kPositionLimitExceeded, "POSITION_LIMIT_EXCEEDED"},
+    {RejectCode::kNotionalOverflow, "NOTIONAL_OVERFLOW"},
+    {RejectCode::kInsufficientMargin, "INSUFFICIENT_MARGIN"},
+    {RejectCode::kGradeNotEligible, "GRADE_NOT_ELIGIBLE"},
+    {RejectCode::kPostOnlyWouldCross, "POST_ONLY_WOULD_CROSS"},
+    {RejectCode::kUnknownOrder, "UNKNOWN_ORDER"},
+    {RejectCode::kReplaceQuantityNotAboveFilled,
+     "REPLACE_QUANTITY_NOT_ABOVE_FILLED"},
+    {RejectCode::kReplaceNoChange, "REPLACE_NO_CHANGE"},
+    {RejectCode::kOrderBookFull, "ORDER_BOOK_FULL"},
+    {RejectCode::kInstrumentNotOpen, "INSTRUMENT_NOT_OPEN"},
+    {RejectCode::kInstrumentExpired, "INSTRUMENT_EXPIRED"},
+    {RejectCode::kInvalidStateTransition, "INVALID_STATE_TRANSITION"},
+    {RejectCode::kInvalidListing, "INVALID_LISTING"},
+    {RejectCode::kInvalidFixingDay, "INVALID_FIXING_DAY"},
+    {RejectCode::kAlreadySettled, "ALREADY_SETTLED"},
+    {RejectCode::kMalformedReferenceData, "MALFORMED_REFERENCE_DATA"},
+    {RejectCode::kUnknownOperator, "UNKNOWN_OPERATOR"},
+    {RejectCode::kInvalidRating, "INVALID_RATING"},
+    {RejectCode::kRatingExpired, "RATING_EXPIRED"},
+    {RejectCode::kDuplicateRatingReference, "DUPLICATE_RATING_REFERENCE"},
+    {RejectCode::kUnknownRating, "UNKNOWN_RATING"},
+    {RejectCode::kUnknownAttesterKey, "UNKNOWN_ATTESTER_KEY"},
+    {RejectCode::kAttesterKeyRevoked, "ATTESTER_KEY_REVOKED"},
+    {RejectCode::kDuplicateAttesterKey, "DUPLICATE_ATTESTER_KEY"},
+    {RejectCode::kAttestationStale, "ATTESTATION_STALE"},
+    {RejectCode::kAttestationInFuture, "ATTESTATION_IN_FUTURE"},
+    {RejectCode::kNonceReused, "NONCE_REUSED"},
+    {RejectCode::kWrongGpuModel, "WRONG_GPU_MODEL"},
+    {RejectCode::kWrongGpuCount, "WRONG_GPU_COUNT"},
+    {RejectCode::kUnknownRecipe, "UNKNOWN_RECIPE"},
+    {RejectCode::kProviderMismatch, "PROVIDER_MISMATCH"},
+    {RejectCode::kDuplicateAttestationId, "DUPLICATE_ATTESTATION_ID"},
+    {RejectCode::kBadSignature, "BAD_SIGNATURE"},
+    {RejectCode::kUnknownTrade, "UNKNOWN_TRADE"},
+    {RejectCode::kTradeAlreadyBusted, "TRADE_ALREADY_BUSTED"},
+    {RejectCode::kFailureDeadlinePassed, "FAILURE_DEADLINE_PASSED"},
+    {RejectCode::kSystemBusy, "SYSTEM_BUSY"},
+    {RejectCode::kSequenceOutOfOrder, "SEQUENCE_OUT_OF_ORDER"},
+    {RejectCode::kClientOrderIdLimit, "CLIENT_ORDER_ID_LIMIT"},
+};
+
+constexpr NameEntry<CancelReason> kCancelReasonNames[] = {
+    {CancelReason::kNone, "NONE"},
+    {CancelReason::kUserRequest, "USER_REQUEST"},
+    {CancelReason::kMassCancel, "MASS_CANCEL"},
+    {CancelReason::kIocRemainder, "IOC_REMAINDER"},
+    {CancelReason::kFokNotFilled, "FOK_NOT_FILLED"},
+    {CancelReason::kSelfTradePrevention, "SELF_TRADE_PREVENTION"},
+    {CancelReason::kMarketProtection, "MARKET_PROTECTION"},
+    {CancelReason::kInstrumentExpired, "INSTRUMENT_EXPIRED"},
+    {CancelReason::kGradeEligibilityLost, "GRADE_ELIGIBILITY_LOST"},
+    {CancelReason::kExpired, "EXPIRED"},
+};
+
+}  // namespace
 
 std::string_view RejectCodeName(RejectCode code) noexcept {
-  switch (code) {
-    case RejectCode::kNone:
-      return "NONE";
-    case RejectCode::kUnknownCommand:
-      return "UNKNOWN_COMMAND";
-    case RejectCode::kUnknownInstrument:
-      return "UNKNOWN_INSTRUMENT";
-    case RejectCode::kUnknownAccount:
-      return "UNKNOWN_ACCOUNT";
-    case RejectCode::kInvalidSide:
-      return "INVALID_SIDE";
-    case RejectCode::kInvalidOrderType:
-      return "INVALID_ORDER_TYPE";
-    case RejectCode::kInvalidTimeInForce:
-      return "INVALID_TIME_IN_FORCE";
-    case RejectCode::kInvalidStpMode:
-      return "INVALID_STP_MODE";
-    case RejectCode::kInvalidPrice:
-      return "INVALID_PRICE";
-    case RejectCode::kPriceNotOnTick:
-      return "PRICE_NOT_ON_TICK";
-    case RejectCode::kPriceOutOfRange:
-      return "PRICE_OUT_OF_RANGE";
-    case RejectCode::kQuantityBelowMinimum:
-      return "QUANTITY_BELOW_MINIMUM";
-    case RejectCode::kQuantityAboveMaximum:
-      return "QUANTITY_ABOVE_MAXIMUM";
-    case RejectCode::kMissingExpireTime:
-      return "MISSING_EXPIRE_TIME";
-    case RejectCode::kExpireTimeInPast:
-      return "EXPIRE_TIME_IN_PAST";
-    case RejectCode::kMarketOrderNeedsIocOrFok:
-      return "MARKET_ORDER_NEEDS_IOC_OR_FOK";
-    case RejectCode::kPostOnlyNotAllowed:
-      return "POST_ONLY_NOT_ALLOWED";
-    case RejectCode::kInvalidFlags:
-      return "INVALID_FLAGS";
-    case RejectCode::kInvalidInstrumentState:
-      return "INVALID_INSTRUMENT_STATE";
-    case RejectCode::kInvalidReferencePrice:
-      return "INVALID_REFERENCE_PRICE";
-    case RejectCode::kDuplicateClientOrderId:
-      return "DUPLICATE_CLIENT_ORDER_ID";
-    case RejectCode::kInvalidAmount:
-      return "INVALID_AMOUNT";
-    case RejectCode::kInvalidSettlementDate:
-      return "INVALID_SETTLEMENT_DATE";
-    case RejectCode::kPriceOutsideBand:
-      return "PRICE_OUTSIDE_BAND";
-    case RejectCode::kPositionLimitExceeded:
-      return "POSITION_LIMIT_EXCEEDED";
-    case RejectCode::kNotionalOverflow:
-      return "NOTIONAL_OVERFLOW";
-    case RejectCode::kInsufficientMargin:
-      return "INSUFFICIENT_MARGIN";
-    case RejectCode::kGradeNotEligible:
-      return "GRADE_NOT_ELIGIBLE";
-    case RejectCode::kPostOnlyWouldCross:
-      return "POST_ONLY_WOULD_CROSS";
-    case RejectCode::kUnknownOrder:
-      return "UNKNOWN_ORDER";
-    case RejectCode::kReplaceQuantityNotAboveFilled:
-      return "REPLACE_QUANTITY_NOT_ABOVE_FILLED";
-    case RejectCode::kReplaceNoChange:
-      return "REPLACE_NO_CHANGE";
-    case RejectCode::kOrderBookFull:
-      return "ORDER_BOOK_FULL";
-    case RejectCode::kInstrumentNotOpen:
-      return "INSTRUMENT_NOT_OPEN";
-    case RejectCode::kInstrumentExpired:
-      return "INSTRUMENT_EXPIRED";
-    case RejectCode::kInvalidStateTransition:
-      return "INVALID_STATE_TRANSITION";
-    case RejectCode::kInvalidListing:
-      return "INVALID_LISTING";
-    case RejectCode::kInvalidFixingDay:
-      return "INVALID_FIXING_DAY";
-    case RejectCode::kAlreadySettled:
-      return "ALREADY_SETTLED";
-    case RejectCode::kMalformedReferenceData:
-      return "MALFORMED_REFERENCE_DATA";
-    case RejectCode::kUnknownOperator:
-      return "UNKNOWN_OPERATOR";
-    case RejectCode::kInvalidRating:
-      return "INVALID_RATING";
-    case RejectCode::kRatingExpired:
-      return "RATING_EXPIRED";
-    case RejectCode::kDuplicateRatingReference:
-      return "DUPLICATE_RATING_REFERENCE";
-    case RejectCode::kUnknownRating:
-      return "UNKNOWN_RATING";
-    case RejectCode::kUnknownAttesterKey:
-      return "UNKNOWN_ATTESTER_KEY";
-    case RejectCode::kAttesterKeyRevoked:
-      return "ATTESTER_KEY_REVOKED";
-    case RejectCode::kDuplicateAttesterKey:
-      return "DUPLICATE_ATTESTER_KEY";
-    case RejectCode::kAttestationStale:
-      return "ATTESTATION_STALE";
-    case RejectCode::kAttestationInFuture:
-      return "ATTESTATION_IN_FUTURE";
-    case RejectCode::kNonceReused:
-      return "NONCE_REUSED";
-    case RejectCode::kWrongGpuModel:
-      return "WRONG_GPU_MODEL";
-    case RejectCode::kWrongGpuCount:
-      return "WRONG_GPU_COUNT";
-    case RejectCode::kUnknownRecipe:
-      return "UNKNOWN_RECIPE";
-    case RejectCode::kProviderMismatch:
-      return "PROVIDER_MISMATCH";
-    case RejectCode::kDuplicateAttestationId:
-      return "DUPLICATE_ATTESTATION_ID";
-    case RejectCode::kBadSignature:
-      return "BAD_SIGNATURE";
-    case RejectCode::kUnknownTrade:
-      return "UNKNOWN_TRADE";
-    case RejectCode::kTradeAlreadyBusted:
-      return "TRADE_ALREADY_BUSTED";
-    case RejectCode::kFailureDeadlinePassed:
-      return "FAILURE_DEADLINE_PASSED";
-    case RejectCode::kSystemBusy:
-      return "SYSTEM_BUSY";
-    case RejectCode::kSequenceOutOfOrder:
-      return "SEQUENCE_OUT_OF_ORDER";
-    case RejectCode::kClientOrderIdLimit:
-      return "CLIENT_ORDER_ID_LIMIT";
-  }
-  return "UNKNOWN_REJECT_CODE";
+  return NameIn(kRejectCodeNames, code, "UNKNOWN_REJECT_CODE");
 }
 
 std::string_view CancelReasonName(CancelReason reason) noexcept {
-  switch (reason) {
-    case CancelReason::kNone:
-      return "NONE";
-    case CancelReason::kUserRequest:
-      return "USER_REQUEST";
-    case CancelReason::kMassCancel:
-      return "MASS_CANCEL";
-    case CancelReason::kIocRemainder:
-      return "IOC_REMAINDER";
-    case CancelReason::kFokNotFilled:
-      return "FOK_NOT_FILLED";
-    case CancelReason::kSelfTradePrevention:
-      return "SELF_TRADE_PREVENTION";
-    case CancelReason::kMarketProtection:
-      return "MARKET_PROTECTION";
-    case CancelReason::kInstrumentExpired:
-      return "INSTRUMENT_EXPIRED";
-    case CancelReason::kGradeEligibilityLost:
-      return "GRADE_ELIGIBILITY_LOST";
-    case CancelReason::kExpired:
-      return "EXPIRED";
-  }
-  return "UNKNOWN_CANCEL_REASON";
+  return NameIn(kCancelReasonNames, reason, "UNKNOWN_CANCEL_REASON");
 }
 
 }  // namespace cfx::exchange

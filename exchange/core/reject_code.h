@@ -102,7 +102,8 @@ enum class RejectCode : uint16_t {
 };
 
 // Stable, upper-snake name of a code, e.g. "PRICE_OUTSIDE_BAND". Used in
-// FIX Text(58), protobuf reject text, CLI errors and logs.
+// FIX Text(58), protobuf reject text, CLI errors and logs. A new code gets
+// its name in kRejectCodeNames (reject_code.cc).
 std::string_view RejectCodeName(RejectCode code) noexcept;
 
 // Why an order left the book without filling.
@@ -119,6 +120,7 @@ enum class CancelReason : uint16_t {
   kExpired = 9,  // DAY at session close, GTD at its time
 };
 
+// As RejectCodeName(), from kCancelReasonNames (reject_code.cc).
 std::string_view CancelReasonName(CancelReason reason) noexcept;
 
 }  // namespace cfx::exchange
