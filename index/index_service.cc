@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "exchange/core/byte_codec.h"
+#include "exchange/core/money.h"
 #include "exchange/rocksdb_status.h"
 #include "exchange/text_format.h"
 #include "index/index_records.h"
@@ -242,8 +243,7 @@ struct IndexService::State {
     IndexTrade t;
     t.trade_id = e.trade_id.value;
     t.ts_ns = e.ts.nanos;
-    t.price_micros =
-        e.price.units * (exchange::kMicrosPerUsd / exchange::kPriceUnitsPerUsd);
+    t.price_micros = exchange::PriceToMicros(e.price);
     t.lots = e.quantity.lots;
     t.seller = Firm(seller);
     t.buyer = Firm(buyer);

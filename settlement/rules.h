@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "exchange/core/money.h"
+
 namespace cfx::settlement {
 
 // The clearing rules of DESIGN.md §5 as pure functions (docs/settlement.md
@@ -15,7 +17,7 @@ namespace cfx::settlement {
 inline constexpr int64_t kNanosPerSecond = 1'000'000'000;
 inline constexpr int64_t kNanosPerDay = 86'400 * kNanosPerSecond;
 // Micro-dollars per price unit.
-inline constexpr int64_t kMicrosPerPriceUnit = 100;
+using exchange::kMicrosPerPriceUnit;
 
 // ---- Business days ----
 

@@ -13,13 +13,11 @@
 
 #include "exchange/core/engine_state.h"
 #include "exchange/core/margin.h"
+#include "exchange/core/money.h"
 #include "exchange/core/order_book.h"
 
 namespace cfx::exchange {
 namespace internal {
-
-inline constexpr int64_t kMicrosPerPriceUnit =
-    kMicrosPerUsd / kPriceUnitsPerUsd;
 
 class Apply : public OrderBook {
  public:
@@ -44,13 +42,9 @@ class Apply : public OrderBook {
   }
 
   RejectCode CheckNotional(const Book& b, Price p, Quantity q) const {
-    int64_t v = 0;
-    if (__builtin_mul_overflow(p.units, kMicrosPerPriceUnit, &v) ||
-        __builtin_mul_overflow(v, q.lots, &v) ||
-        __builtin_mul_overflow(v, b.config.gpu_hours_per_lot, &v)) {
-      return RejectCode::kNotionalOverflow;
-    }
-    return RejectCode::kNone;
+    return Notional(p, q, b.config.gpu_hours_per_lot).has_value()
+               ? RejectCode::kNone
+               : RejectCode::kNotionalOverflow;
   }
 
   // `added` = extra open lots on `side` that the command would create.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "exchange/core/money.h"
 #include "exchange/core/types.h"
 
 namespace cfx::exchange {
@@ -13,7 +14,6 @@ __extension__ typedef __int128 Int128;
 
 // Basis points per whole.
 constexpr int64_t kBp = 10'000;
-constexpr int64_t kMicrosPerPriceUnit = kMicrosPerUsd / kPriceUnitsPerUsd;
 
 // One (group, month) after netting: its net lots and the per-contract
 // margin of its contract, in micro-dollars x kBp (exact).

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "exchange/core/money.h"
 #include "gateway/config/index_config.h"
 #include "gateway/config/settlement_config.h"
 #include "settlement/engine_commands.h"
@@ -118,9 +119,7 @@ void ServiceFeed::QueueSpotReference(const index::Print& print) {
     exchange::Command cmd;
     cmd.type = exchange::CommandType::kSetReferencePrice;
     cmd.instrument = exchange::InstrumentId{id};
-    cmd.price =
-        exchange::Price{print.value_micros / (exchange::kMicrosPerUsd /
-                                              exchange::kPriceUnitsPerUsd)};
+    cmd.price = exchange::PriceFromMicros(print.value_micros);
     engine_commands_.push_back(cmd);
   }
 }
