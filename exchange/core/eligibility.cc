@@ -62,7 +62,8 @@ RejectCode Apply::CheckSpotSellEligibility(const Book& b, AccountId a,
 }
 
 void Apply::RejectNotEligible(uint32_t detail) {
-  RejectEvent(RejectCode::kGradeNotEligible).count = detail;
+  RejectEvent(RejectCode::kGradeNotEligible)
+      .set_missing_eligibility(static_cast<Eligibility>(detail));
 }
 
 void Apply::ApplyEligibilityChanges() {
@@ -73,9 +74,9 @@ void Apply::ApplyEligibilityChanges() {
     RowOf(ch.account, ch.grade) = ch.row;
     Event& e = Base(EventType::kEligibilityChanged);
     e.account = ch.account;
-    e.count = ch.grade;
-    e.reason = static_cast<uint16_t>(ch.row.status);
-    e.quantity = Quantity{ch.row.nodes};
+    e.set_grade(ch.grade);
+    e.set_eligibility(ch.row.status);
+    e.set_attested_nodes(ch.row.nodes);
   }
   for (std::size_t i = 0; i < s_.changes.size(); ++i) {
     const AccountId a = s_.changes[i].account;

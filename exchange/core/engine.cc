@@ -491,7 +491,7 @@ void Apply::ListInstrument() {
   e.instrument = c.instrument;
   e.state = b.state;
   e.price = ref;
-  e.count = static_cast<uint32_t>(day);
+  e.set_delivery_day(day);
 }
 
 void Apply::IndexFixing() {
@@ -501,7 +501,7 @@ void Apply::IndexFixing() {
     return Reject(RejectCode::kInvalidFixingDay);
   }
   Event& e = Base(EventType::kIndexFixing);
-  e.count = static_cast<uint32_t>(day);
+  e.set_fixing_day(static_cast<int64_t>(day));
 }
 
 void Apply::SettlementRerun() {
@@ -511,7 +511,7 @@ void Apply::SettlementRerun() {
     return Reject(RejectCode::kInvalidSettlementDate);
   }
   Event& e = Base(EventType::kSettlementRerun);
-  e.count = static_cast<uint32_t>(c.target);
+  e.set_settlement_date(static_cast<int64_t>(c.target));
   e.client_order_id = c.client_order_id;
 }
 

@@ -14,6 +14,8 @@
 
 namespace cfx::exchange {
 
+enum class Eligibility : uint8_t;  // exchange/core/reference/registry.h
+
 enum class EventType : uint8_t {
   kNone = 0,
   // Results: every command yields exactly one of these (see IsResult()).
@@ -119,6 +121,47 @@ struct Event {
   RejectCode reject_code() const { return static_cast<RejectCode>(reason); }
   CancelReason cancel_reason() const {
     return static_cast<CancelReason>(reason);
+  }
+
+  // Fields that carry another meaning for some types (see above), by name.
+  // Days are days since 1970-01-01.
+  // kInstrumentListed, kTradeBusted: the delivery day (count).
+  int64_t delivery_day() const { return count; }
+  void set_delivery_day(int64_t day) { count = static_cast<uint32_t>(day); }
+  // kIndexFixing: the fixing's day (count).
+  int64_t fixing_day() const { return count; }
+  void set_fixing_day(int64_t day) { count = static_cast<uint32_t>(day); }
+  // kCollateralChanged (0 for a deposit or withdrawal), kSettlementRerun: the
+  // settlement business date (count).
+  int64_t settlement_date() const { return count; }
+  void set_settlement_date(int64_t date) {
+    count = static_cast<uint32_t>(date);
+  }
+  // kCollateralChanged: the signed amount (quantity) and the account's
+  // collateral after it (leaves), in micro-dollars.
+  Amount amount() const { return Amount{quantity.lots}; }
+  void set_amount(Amount a) { quantity = Quantity{a.micros}; }
+  Amount collateral() const { return Amount{leaves.lots}; }
+  void set_collateral(Amount a) { leaves = Quantity{a.micros}; }
+  // kTrade in a spot instrument: the seller's attested output tokens/s per
+  // GPU for the grade, in thousandths (count; 0 = none).
+  uint32_t seller_milli_tokens() const { return count; }
+  void set_seller_milli_tokens(uint32_t v) { count = v; }
+  // kEligibilityChanged: the grade index (count), the provider's standing
+  // (reason) and its attested nodes that meet the grade (quantity).
+  uint32_t grade() const { return count; }
+  void set_grade(uint32_t g) { count = g; }
+  Eligibility eligibility() const { return static_cast<Eligibility>(reason); }
+  void set_eligibility(Eligibility e) { reason = static_cast<uint16_t>(e); }
+  int64_t attested_nodes() const { return quantity.lots; }
+  void set_attested_nodes(int64_t n) { quantity = Quantity{n}; }
+  // kRejected with kGradeNotEligible: the Eligibility naming the missing
+  // requirement (count).
+  Eligibility missing_eligibility() const {
+    return static_cast<Eligibility>(count);
+  }
+  void set_missing_eligibility(Eligibility e) {
+    count = static_cast<uint32_t>(e);
   }
 };
 

@@ -271,7 +271,8 @@ class OrderBook : public CommandContext {
           e.counter_filled = o.filled;
           if (b.delivery_day != 0) {
             const AccountId seller = IsBuy(t.side) ? o.account : t.account;
-            e.count = RowOf(seller, b.config.grade).milli_tokens;
+            e.set_seller_milli_tokens(
+                RowOf(seller, b.config.grade).milli_tokens);
             RecordSpotTrade(b, e.trade_id, inst, t.account, o.account,
                             IsBuy(t.side), level_price, q);
           }

@@ -108,9 +108,9 @@ void Apply::Collateral() {
   if (date != 0) a.settled_date = date;
   Event& e = Base(EventType::kCollateralChanged);
   e.account = c.account;
-  e.quantity = Quantity{amount};
-  e.leaves = Quantity{after};
-  e.count = static_cast<uint32_t>(date);
+  e.set_amount(Amount{amount});
+  e.set_collateral(Amount{after});
+  e.set_settlement_date(date);
   e.client_order_id = c.client_order_id;
 }
 

@@ -36,7 +36,7 @@ void Apply::ReportFailure() {
   e.counter_account = AccountId{it->seller};
   e.side = it->buyer == c.account.value ? Side::kBuy : Side::kSell;
   e.client_order_id = c.client_order_id;
-  e.count = static_cast<uint32_t>(it->day);
+  e.set_delivery_day(it->day);
 }
 
 }  // namespace internal
