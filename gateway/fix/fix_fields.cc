@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "exchange/core/money.h"
 #include "gateway/fix/fix_tags.h"
 
 namespace cfx::gateway::fix {
@@ -183,8 +184,8 @@ std::optional<int64_t> ParseFixQuantity(std::string_view text) {
 
 std::string FormatAvgPx(Int128 notional, int64_t lots) {
   if (lots <= 0) return "0";
-  // Engine units are 1e-4 USD; six places are 1e-6: scale by 100.
-  const Int128 num = notional * 100;
+  // The notional is in price units; six places are micro-dollars.
+  const Int128 num = notional * exchange::kMicrosPerPriceUnit;
   Int128 q = num / lots;
   const Int128 r = num % lots;
   if (2 * r > lots || (2 * r == lots && (q & 1) != 0)) ++q;

@@ -1,5 +1,7 @@
 #include "gateway/tools/cli/demo_run.h"
 
+#include "exchange/core/money.h"
+
 namespace cfx::gateway::cli::internal {
 
 Result<w::ReferenceAck> Demo::AskReference(Session& s, w::Envelope e,
@@ -173,7 +175,9 @@ Status Demo::LoadMarket() {
     for (const w::IndexPrint& p : latest.value().index_print_list().prints()) {
       // Micro-dollars to price units, on the tick.
       if (p.has_value())
-        level_ = (p.value_micros() / 100 + kTick / 2) / kTick * kTick;
+        level_ =
+            (exchange::PriceFromMicros(p.value_micros()).units + kTick / 2) /
+            kTick * kTick;
     }
   }
   if (level_ <= 0) level_ = 58'000;
