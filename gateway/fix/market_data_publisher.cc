@@ -14,8 +14,8 @@
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/fix/fix_gateway_state.h"
 #include "gateway/fix/fix_tags.h"
-#include "gateway/http/index_page.h"
 #include "gateway/md/market_data.h"
+#include "index/index_name.h"
 #include "index/index_service.h"
 #include "index/print_reading.h"
 
@@ -283,13 +283,9 @@ Message FixGateway::BookSnapshot(const std::string& req_id,
 // ----------------------------------------------------------- index values
 
 int32_t FixGateway::IndexGradeOf(const std::string& symbol) const {
-  static constexpr std::string_view kPrefix = "CFX-";
-  if (deps_.index == nullptr || symbol.size() <= kPrefix.size() ||
-      std::string_view(symbol).substr(0, kPrefix.size()) != kPrefix) {
-    return -1;
-  }
-  return deps_.index->FindGrade(
-      std::string_view(symbol).substr(kPrefix.size()));
+  const auto grade = index::GradeOfIndexName(symbol);
+  if (deps_.index == nullptr || !grade.has_value()) return -1;
+  return deps_.index->FindGrade(*grade);
 }
 
 Message FixGateway::IndexSnapshot(const std::string& req_id, uint32_t grade,
@@ -297,7 +293,7 @@ Message FixGateway::IndexSnapshot(const std::string& req_id, uint32_t grade,
   Message w;
   w.type = msg_type::kMarketDataSnapshotFullRefresh;
   w.Add(tag::kMDReqID, req_id);
-  w.Add(tag::kSymbol, IndexName(deps_.index->config().grades[grade]));
+  w.Add(tag::kSymbol, index::IndexName(deps_.index->config().grades[grade]));
   if (print == nullptr) {
     w.Add(tag::kNoMDEntries, "0");
     return w;

@@ -9,6 +9,7 @@
 #include "gateway/config/instrument_table.h"
 #include "gateway/http/index_page.h"
 #include "gateway/http/json.h"
+#include "index/index_name.h"
 #include "index/index_service.h"
 
 namespace cfx::gateway {
@@ -26,7 +27,6 @@ constexpr std::string_view kMetricsPath = "/metrics";
 constexpr std::string_view kIndexListPath = "/api/v1/index";
 constexpr std::string_view kIndexPrefix = "/api/v1/index/";
 constexpr std::string_view kIndexPagePath = "/index";
-constexpr std::string_view kIndexSymbolPrefix = "CFX-";
 constexpr std::string_view kRevisionsParam = "revisions";
 // Longest query value accepted: the limits are at most 4 digits.
 constexpr std::size_t kMaxNumberLength = 7;
@@ -465,9 +465,9 @@ HttpReply HttpApi::Index(std::string_view method, std::string_view path,
   int32_t found = -1;
   if (index_ != nullptr) {
     found = index_->FindGrade(name);
-    if (found < 0 &&
-        name.substr(0, kIndexSymbolPrefix.size()) == kIndexSymbolPrefix) {
-      found = index_->FindGrade(name.substr(kIndexSymbolPrefix.size()));
+    if (const auto grade = index::GradeOfIndexName(name);
+        found < 0 && grade.has_value()) {
+      found = index_->FindGrade(*grade);
     }
   }
   if (found < 0) {

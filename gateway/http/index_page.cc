@@ -340,12 +340,6 @@ void AppendTable(const std::vector<IndexSeries>& series, std::string* out) {
 
 }  // namespace
 
-std::string IndexName(std::string_view grade) {
-  std::string name = "CFX-";
-  name += grade;
-  return name;
-}
-
 void WriteIndexPrint(std::string_view grade, const Print& p, JsonWriter* w) {
   const index::PrintReading r = index::ReadingOf(p);
   // A string, or null for a field the print does not have.

@@ -7,6 +7,7 @@
 
 #include "exchange/text_format.h"
 #include "gateway/http/json.h"
+#include "index/index_name.h"
 #include "index/methodology.h"
 
 namespace cfx::gateway {
@@ -15,8 +16,8 @@ namespace cfx::gateway {
 // object of one print and the history page with its SVG chart. Both are
 // built from published prints only, which name no firm (DESIGN.md §4.5).
 
-// "CFX-" + grade, e.g. "CFX-B200-STD".
-std::string IndexName(std::string_view grade);
+// The index name of a grade (index/index_name.h).
+using index::IndexName;
 
 // Micro-dollars as a decimal with at least `min_decimals` places
 // (exchange/text_format.h).

@@ -9,6 +9,7 @@
 
 #include "exchange/core/reference/attestation.h"
 #include "gateway/config/instrument_table.h"
+#include "index/index_name.h"
 #include "index/print_reading.h"
 
 namespace cfx::gateway::pb {
@@ -90,7 +91,7 @@ std::optional<int64_t> Day(const std::string& date, const char* field,
 
 std::string IndexName(const index::IndexService& index, uint32_t grade) {
   const auto& grades = index.config().grades;
-  return "CFX-" + (grade < grades.size() ? grades[grade] : std::string("?"));
+  return index::IndexName(grade < grades.size() ? grades[grade] : "?");
 }
 
 std::string FirmName(const index::IndexConfig& config, uint32_t firm) {
@@ -123,7 +124,7 @@ void IndexDesk::ToWire(const index::Print& p, w::IndexPrint* out) const {
       p.grade < grades.size() ? grades[p.grade] : std::string();
   const index::PrintReading r = index::ReadingOf(p);
   out->set_grade(grade);
-  out->set_index("CFX-" + grade);
+  out->set_index(index::IndexName(grade));
   out->set_date(FormatDay(p.day));
   out->set_revision(p.revision);
   out->set_restated(r.restated);

@@ -13,6 +13,7 @@
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
 #include "gateway/tools/cli/exit_codes.h"
+#include "index/index_name.h"
 #include "index/index_service.h"
 
 namespace cfx::gateway::cli {
@@ -63,7 +64,9 @@ int Run(const RecomputeArgs& a) {
   }
   const index::IndexConfig ic = BuildIndexConfig(config.value());
   std::string grade_name = a.grade;
-  if (grade_name.rfind("CFX-", 0) == 0) grade_name = grade_name.substr(4);
+  if (grade_name.rfind(index::kIndexNamePrefix, 0) == 0) {
+    grade_name = grade_name.substr(index::kIndexNamePrefix.size());
+  }
   int32_t grade = -1;
   for (std::size_t i = 0; i < ic.grades.size(); ++i) {
     if (ic.grades[i] == grade_name) grade = static_cast<int32_t>(i);
@@ -115,7 +118,7 @@ int Run(const RecomputeArgs& a) {
     std::printf(
         "{\"index\":%s,\"date\":%s,\"recomputed\":%s,\"published\":%s,"
         "\"equal\":%s}\n",
-        exchange::JsonString("CFX-" + grade_name).c_str(),
+        exchange::JsonString(index::IndexName(grade_name)).c_str(),
         exchange::JsonString(a.date).c_str(), PrintJson(*recomputed).c_str(),
         published ? PrintJson(*published).c_str() : "null",
         equal ? "true" : "false");
