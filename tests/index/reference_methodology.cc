@@ -93,11 +93,15 @@ struct DayTrades {
   std::vector<ExcludedTrade> excluded;
 };
 
+// The rulebook's bounds on one trade, with the trade's GPU-hours as an
+// exact product rather than a quotient of the bound.
 bool Invalid(const MethodologyConfig& c, const IndexTrade& t) {
-  return t.lots <= 0 || t.price_micros <= 0 ||
-         t.price_micros > kMaxPriceMicros || c.gpu_hours_per_lot <= 0 ||
-         t.lots > kMaxTradeGpuHours / c.gpu_hours_per_lot ||
-         t.seller_milli_tokens > kMaxMilliTokens;
+  if (t.lots <= 0 || c.gpu_hours_per_lot <= 0) return true;
+  if (t.price_micros <= 0 || t.price_micros > kMaxPriceMicros) return true;
+  const Frac gpu_hours = Frac(static_cast<uint64_t>(t.lots)) *
+                         Frac(static_cast<uint64_t>(c.gpu_hours_per_lot));
+  if (Frac(static_cast<uint64_t>(kMaxTradeGpuHours)) < gpu_hours) return true;
+  return t.seller_milli_tokens > kMaxMilliTokens;
 }
 
 // Why `t` is out of the computation, or "" when it is eligible. `ref` is the
@@ -110,13 +114,12 @@ std::string_view ExclusionReason(const MethodologyConfig& c,
   if (t.seller == t.buyer) return "SAME_FIRM";
   if (t.seller_group == t.buyer_group) return "AFFILIATED";
   if (ref != nullptr && ref->has_value) {
-    // Kept iff I / ratio <= p <= I x ratio, exactly.
-    const Int128 p = t.price_micros;
-    const Int128 i = ref->value_micros;
-    if (p * c.filter_ratio_den > i * c.filter_ratio_num ||
-        p * c.filter_ratio_num < i * c.filter_ratio_den) {
-      return "ERRONEOUS_PRINT";
-    }
+    // Kept iff I / r <= p <= I x r with r the filter ratio, as fractions.
+    const Frac p(static_cast<uint64_t>(t.price_micros));
+    const Frac i(static_cast<uint64_t>(ref->value_micros));
+    const Frac r(static_cast<uint64_t>(c.filter_ratio_num),
+                 static_cast<uint64_t>(c.filter_ratio_den));
+    if (i * r < p || p * r < i) return "ERRONEOUS_PRINT";
   }
   return {};
 }
