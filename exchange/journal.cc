@@ -50,7 +50,10 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
   j->options_ = options;
   std::error_code ec;
   if (options.create_if_missing && !options.read_only) {
-    std::filesystem::create_directories(dir, ec);
+    // A new journal dir is private (0700) whatever the umask.
+    if (std::filesystem::create_directories(dir, ec) && !ec) {
+      std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
+    }
     if (ec) {
       return Status(StatusCode::kUnavailable,
                     "journal " + dir + ": cannot create: " + ec.message());

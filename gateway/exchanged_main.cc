@@ -2,7 +2,11 @@
 // built-in deploy/config/exchange.textproto), recovers the engine from its
 // data dir, listens on the protobuf and HTTP ports and runs until SIGINT or
 // SIGTERM, when it closes every session and stops cleanly with a final
-// snapshot.
+// snapshot. Demo identities (the built-in users, published credentials) may
+// only serve loopback; everything it creates is private to its user
+// (umask 077: the data dir 0700, its files 0600).
+#include <sys/stat.h>
+
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
@@ -10,6 +14,7 @@
 #include <string>
 
 #include "exchange/clock.h"
+#include "gateway/config/demo_identities.h"
 #include "gateway/config/server_config.h"
 #include "gateway/server/exchange_server.h"
 
@@ -21,7 +26,45 @@ void Log(const std::string& line) {
   std::fflush(stderr);
 }
 
+// Refuses demo identities off loopback; warns when they are in use.
+bool CheckDemo(const ServerConfig& config, bool built_in) {
+  const Status st = CheckDemoIdentitiesOnLoopback(config);
+  if (!st.ok()) {
+    Log("refusing to start: " + st.message());
+    return false;
+  }
+  const std::string users = DemoIdentityList(config);
+  if (!users.empty()) {
+    Log(std::string("WARNING: ") +
+        (built_in ? "no --config: running on the built-in demo config; " : "") +
+        "demo identities with published credentials are in use (" + users +
+        "): loopback only, never for real trading (docs/config.md, \"Demo "
+        "identities\")");
+  }
+  return true;
+}
+
+// The data dir: created 0700; an existing one that its group or others
+// may use gets a warning (it is left as it is).
+void CheckDataDir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    ::mkdir(dir.c_str(), 0700);  // parents and errors: the server's to make
+    return;
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o",
+                  static_cast<unsigned>(st.st_mode & 0777));
+    Log("WARNING: data dir " + dir + " has mode " + mode +
+        ": its group or others may read the journal; chmod 700 " + dir);
+  }
+}
+
 int Run(int argc, char** argv) {
+  // Before anything is created: files 0600, directories 0700, whatever
+  // the caller's umask (RocksDB and QuickFIX create files of their own).
+  ::umask(077);
   CLI::App app{"CFX exchange server"};
   std::string config_path;
   std::string data_dir = "var/cfx";
@@ -68,6 +111,8 @@ int Run(int argc, char** argv) {
     Log(config.error().message());
     return 2;
   }
+  if (!CheckDemo(config.value(), config_path.empty())) return 2;
+  CheckDataDir(data_dir);
   ServerOptions options;
   options.data_dir = data_dir;
   if (!clock_kind.empty()) options.simulated_clock = clock_kind == "simulated";

@@ -78,6 +78,13 @@ void Builder::BuildLimitsAndSession() {
     session.default_heartbeat_ms = s.default_heartbeat_ms();
   }
   if (s.max_sessions() != 0) session.max_sessions = s.max_sessions();
+  if (s.pre_logon_timeout_ms() != 0) {
+    session.pre_logon_timeout_ms = s.pre_logon_timeout_ms();
+  }
+  if (s.max_pre_logon() != 0) session.max_pre_logon = s.max_pre_logon();
+  if (s.max_pre_logon_per_source() != 0) {
+    session.max_pre_logon_per_source = s.max_pre_logon_per_source();
+  }
   if (in_.journal().snapshot_every() != 0) {
     out_.snapshot_every = in_.journal().snapshot_every();
   }

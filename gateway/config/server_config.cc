@@ -11,6 +11,7 @@
 
 #include "cfx/config/v1/config.pb.h"
 #include "gateway/config/config_builder.h"
+#include "gateway/config/demo_identities.h"
 
 namespace cfx::gateway {
 
@@ -329,12 +330,18 @@ Result<ServerConfig> LoadServerConfig(const std::string& path) {
     return InvalidArgumentError(path + ": larger than " +
                                 std::to_string(kMaxConfigBytes >> 20) + " MiB");
   }
-  return ParseServerConfig(text, path);
+  auto config = ParseServerConfig(text, path);
+  if (config.has_value()) MarkDemoIdentities(config.value());
+  return config;
 }
 
 Result<ServerConfig> DefaultServerConfig() {
-  return ParseServerConfig(EmbeddedDefaultConfigText(),
-                           "<built-in exchange.textproto>");
+  auto config = ParseServerConfig(EmbeddedDefaultConfigText(),
+                                  "<built-in exchange.textproto>");
+  if (config.has_value()) {
+    for (UserConfig& u : config.value().users) u.demo = true;
+  }
+  return config;
 }
 
 }  // namespace cfx::gateway

@@ -59,6 +59,9 @@ struct UserConfig {
   // "pbkdf2-sha256$..." (password.h); empty = no password logon.
   std::string password_hash;
   std::vector<ApiKey> api_keys;
+  // Logs on with the published credentials of a built-in demo user
+  // (demo_identities.h): may only serve loopback addresses.
+  bool demo = false;
 };
 
 struct AccountInfo {
@@ -153,7 +156,14 @@ struct SessionPolicy {
   uint32_t max_messages_per_second = 50'000;
   uint32_t logon_window_seconds = 30;
   uint32_t default_heartbeat_ms = 5'000;
+  // Logged-on sessions at once, per port.
   uint32_t max_sessions = 256;
+  // Pre-logon connections (accepted, not logged on; HTTP: idle) per port:
+  // the deadline to log on, the budget (the oldest is closed when it is
+  // full) and the cap per source address (one more is refused).
+  uint32_t pre_logon_timeout_ms = 3'000;
+  uint32_t max_pre_logon = 64;
+  uint32_t max_pre_logon_per_source = 8;
 };
 
 // The validated exchange configuration (deploy/config/exchange.textproto,

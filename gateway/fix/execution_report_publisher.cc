@@ -167,6 +167,11 @@ void FixGateway::ReleaseHeld(AccountId a, exchange::ClientOrderId c) {
 
 void FixGateway::OnOrderAccepted(const Event& e) {
   auto p = TakePending(e.account, e.client_order_id, 'D');
+  // Accepted: from now on its reports carry the text (a rejected order's
+  // is never kept).
+  if (p != nullptr) {
+    RememberClOrdIdText(e.account, e.client_order_id.value, p->clordid);
+  }
   if (p != nullptr && deps_.metrics != nullptr) {
     deps_.metrics->ObserveOrderToAck(
         static_cast<double>(SteadyNs() - p->received_ns) * 1e-9);
@@ -242,6 +247,9 @@ void FixGateway::OnOrderReplaced(const Event& e, uint64_t previous) {
   const OrderRecord* o = orders_.Find(e.order_id);
   if (o == nullptr) return;
   auto p = TakePending(e.account, e.client_order_id, 'G');
+  if (p != nullptr) {
+    RememberClOrdIdText(e.account, e.client_order_id.value, p->clordid);
+  }
   if (!live_ || !Watched(o->account)) return;
   Message r = ExecReport(*o, exec_type::kReplaced, e);
   r.Add(tag::kOrigClOrdID,
@@ -360,14 +368,11 @@ void FixGateway::OnMassCancelRejected(const Event& e,
 
 void FixGateway::OnDayEnded() {
   // The order view forgot finished orders and their client order ids
-  // (unique per day): so do the ClOrdID texts.
-  for (auto it = clordid_text_.begin(); it != clordid_text_.end();) {
-    const bool keep =
-        orders_.FindByClientOrderId(
-            AccountId{it->first.first},
-            exchange::ClientOrderId{it->first.second}) != nullptr ||
-        pending_.count(it->first) != 0;
-    it = keep ? std::next(it) : clordid_text_.erase(it);
+  // (unique per day): so do the ClOrdID texts, in memory and on disk.
+  PruneClOrdIdTexts();
+  if (live_) {
+    const Status st = RewriteClOrdIdFile();
+    if (!st.ok()) Log(st.message());
   }
 }
 

@@ -109,6 +109,9 @@ class Handler {
   // The session is logged on / is no longer logged on.
   virtual void OnLogon(int session) = 0;
   virtual void OnLogout(int session) = 0;
+  // Connection `conn` carries a session that just logged on (called before
+  // OnLogon). Default: nothing.
+  virtual void OnConnectionLoggedOn(uint64_t /*conn*/) {}
   // An application message that passed the session layer and dictionary
   // validation (duplicates already dropped by sequence number).
   virtual void OnMessage(int session, const Message& message) = 0;

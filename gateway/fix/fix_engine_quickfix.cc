@@ -106,7 +106,7 @@ bool MakeDirectories(const std::string& path, std::string* error) {
     pos = path.find('/', pos + 1);
     const std::string prefix = path.substr(0, pos);
     if (prefix.empty()) continue;
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST) {
       *error =
           "cannot create directory " + prefix + ": " + std::strerror(errno);
       return false;
@@ -417,7 +417,13 @@ void QuickFixEngine::LogoutAll(const std::string& reason) {
   }
 }
 
-void QuickFixEngine::OnLogon(int session) { handler_->OnLogon(session); }
+void QuickFixEngine::OnLogon(int session) {
+  const SessionSlot& slot = *slots_[static_cast<std::size_t>(session)];
+  if (slot.connection != nullptr) {
+    handler_->OnConnectionLoggedOn(slot.connection->id);
+  }
+  handler_->OnLogon(session);
+}
 
 void QuickFixEngine::OnLogout(int session) { handler_->OnLogout(session); }
 

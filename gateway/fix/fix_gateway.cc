@@ -53,8 +53,7 @@ FixGateway::FixGateway(asio::io_context& io, const FixGatewayDeps& deps)
     : io_(io),
       deps_(deps),
       config_(*deps.config),
-      instruments_(*deps.instruments),
-      acceptor_(io) {}
+      instruments_(*deps.instruments) {}
 
 FixGateway::~FixGateway() {
   if (clordid_fd_ >= 0) ::close(clordid_fd_);
@@ -64,7 +63,11 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
     asio::io_context& io, const FixGatewayDeps& deps) {
   std::unique_ptr<FixGateway> g(new FixGateway(io, deps));
   std::error_code fec;
-  std::filesystem::create_directories(deps.dir, fec);
+  // A new dir is private (0700) whatever the umask.
+  if (std::filesystem::create_directories(deps.dir, fec) && !fec) {
+    std::filesystem::permissions(deps.dir, std::filesystem::perms::owner_all,
+                                 fec);
+  }
   if (fec) {
     return Status(StatusCode::kUnavailable,
                   "fix: cannot create " + deps.dir + ": " + fec.message());
@@ -72,6 +75,9 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
   const ServerConfig& config = *deps.config;
   EngineOptions options;
   options.store_dir = deps.dir + "/store";
+  // Whole seconds (the engine's timers tick once a second), at least 1.
+  options.logon_timeout_seconds =
+      static_cast<int>((config.session.pre_logon_timeout_ms + 999) / 1000);
   options.dictionary_xml = EmbeddedDictionaryXml();
   // The daily window follows the exchange clock: it ends at the end of the
   // trading day and the next starts 5 seconds later.
@@ -145,51 +151,41 @@ Status FixGateway::Listen(const std::string& address, uint16_t port) {
         StatusCode::kInvalidArgument,
         "fix gateway: bad bind address \"" + address + "\": " + ec.message());
   }
-  const tcp::endpoint ep(ip, port);
-  acceptor_.open(ep.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(ep, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  const SessionPolicy& session = config_.session;
+  AcceptorOptions options;
+  options.max_connections =
+      std::size_t{session.max_sessions} + session.max_pre_logon;
+  options.pre_logon = {session.max_pre_logon, session.max_pre_logon_per_source};
+  // A refused connection is closed without an answer: there is no session
+  // to answer on.
+  acceptor_ = std::make_unique<Acceptor>(
+      io_,
+      AcceptorHandlers{[this] { return conns_.size(); },
+                       [this](tcp::socket socket, uint64_t slot) {
+                         Accepted(std::move(socket), slot);
+                       },
+                       [this](tcp::socket&, Refusal why) {
+                         if (deps_.metrics != nullptr) {
+                           deps_.metrics->ConnectionRefused(
+                               Metrics::Port::kFix,
+                               why == Refusal::kSourceFull);
+                         }
+                       },
+                       [this](uint64_t slot) { Evict(slot); }},
+      options);
+  ec = acceptor_->Listen(ip, port);
   if (ec) {
     return Status(StatusCode::kUnavailable,
                   "fix gateway: cannot listen on " + address + ":" +
                       std::to_string(port) + ": " + ec.message());
   }
-  port_ = acceptor_.local_endpoint(ec).port();
-  Accept();
+  port_ = acceptor_->port();
   return Status();
 }
 
 Status FixGateway::GoLive() {
-  // Keep the texts still referenced by a known order; drop the rest.
-  const std::string tmp = clordid_path_ + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    orders_.ForEach([&](const OrderRecord& o) {
-      const uint64_t id = o.client_order_id.value;
-      auto it = clordid_text_.find({o.account.value, id});
-      if (it != clordid_text_.end()) {
-        out << o.account.value << ' ' << id << ' ' << it->second << '\n';
-      }
-    });
-    out.flush();
-    if (!out) {
-      return Status(StatusCode::kUnavailable, "fix: cannot write " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, clordid_path_, ec);
-  if (ec) {
-    return Status(StatusCode::kUnavailable,
-                  "fix: cannot replace " + clordid_path_ + ": " + ec.message());
-  }
-  clordid_fd_ = ::open(clordid_path_.c_str(),
-                       O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (clordid_fd_ < 0) {
-    return Status(
-        StatusCode::kUnavailable,
-        "fix: cannot open " + clordid_path_ + ": " + std::strerror(errno));
-  }
+  PruneClOrdIdTexts();
+  CFX_RETURN_IF_ERROR(RewriteClOrdIdFile());
   live_ = true;
   return Status();
 }
@@ -197,37 +193,39 @@ Status FixGateway::GoLive() {
 void FixGateway::Stop() {
   if (stopped_) return;
   stopped_ = true;
-  boost::system::error_code ec;
-  acceptor_.close(ec);
+  if (acceptor_ != nullptr) acceptor_->Close();
   engine_->LogoutAll("the exchange is shutting down");
   Poll();
 }
 
 // -------------------------------------------------------------- transport
 
-void FixGateway::Accept() {
-  acceptor_.async_accept(
-      [this](boost::system::error_code ec, tcp::socket socket) {
-        if (stopped_) return;
-        if (ec) {
-          if (ec != asio::error::operation_aborted) Accept();
-          return;
-        }
-        if (conns_.size() >= 2 * std::size_t{config_.session.max_sessions}) {
-          boost::system::error_code ignored;
-          socket.close(ignored);
-          Accept();
-          return;
-        }
-        boost::system::error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
-        auto c = std::make_shared<Connection>(std::move(socket));
-        c->id = next_conn_++;
-        conns_[c->id] = c;
-        engine_->Connected(c->id, WallSeconds());
-        StartRead(c);
-        Accept();
-      });
+void FixGateway::Accepted(tcp::socket socket, uint64_t slot) {
+  if (stopped_) {
+    acceptor_->Closed(slot);
+    return;
+  }
+  auto c = std::make_shared<Connection>(std::move(socket));
+  c->id = slot;
+  conns_[c->id] = c;
+  engine_->Connected(c->id, WallSeconds());
+  StartRead(c);
+}
+
+// The oldest connection without a Logon, closed to make room for a new one.
+void FixGateway::Evict(uint64_t slot) {
+  auto it = conns_.find(slot);
+  if (it == conns_.end()) return;
+  if (deps_.metrics != nullptr) {
+    deps_.metrics->PreLogonEvicted(Metrics::Port::kFix);
+  }
+  // Counted, not logged: a flood must not flood the log too.
+  const std::shared_ptr<Connection> c = it->second;
+  Gone(c);
+}
+
+void FixGateway::OnConnectionLoggedOn(uint64_t conn) {
+  if (acceptor_ != nullptr) acceptor_->LoggedOn(conn);
 }
 
 void FixGateway::StartRead(const std::shared_ptr<Connection>& c) {
@@ -296,6 +294,7 @@ void FixGateway::Gone(const std::shared_ptr<Connection>& c) {
   c->dead = true;
   boost::system::error_code ignored;
   c->socket.close(ignored);
+  if (acceptor_ != nullptr) acceptor_->Closed(c->id);
   conns_.erase(c->id);
   engine_->Disconnected(c->id);
 }
@@ -385,7 +384,9 @@ void FixGateway::OnLogon(int session) {
   if (s.user->role == Role::kClearingMember) drop_copy_active_ = true;
   SetSessionsMetric();
   s.throttle.Reset(config_.session.max_messages_per_second, SteadyNs());
-  Log("fix " + s.comp_id + ": " + s.user->name + " logged on");
+  Log("fix " + s.comp_id + ": " + s.user->name + " logged on" +
+      (s.user->demo ? " (WARNING: a demo identity, published credentials)"
+                    : ""));
 }
 
 void FixGateway::OnLogout(int session) {
@@ -442,6 +443,9 @@ void FixGateway::OnMessage(int session, const Message& m) {
 }
 
 void FixGateway::Send(int s, const Message& m) {
+  // The ClOrdID texts reach the OS before any message that may carry one
+  // is stored (docs/fix.md, "Durability").
+  FlushClOrdIdFile();
   if (deps_.metrics != nullptr && m.type.size() == 1) {
     deps_.metrics->FixMessageSent(m.type[0]);
     if (m.type == msg_type::kOrderCancelReject ||
@@ -501,6 +505,63 @@ void FixGateway::RememberClOrdIdText(AccountId account, uint64_t id,
     clordid_buffer_ +=
         Str(uint64_t{account.value}) + ' ' + Str(id) + ' ' + text + '\n';
   }
+}
+
+void FixGateway::PruneClOrdIdTexts() {
+  for (auto it = clordid_text_.begin(); it != clordid_text_.end();) {
+    const bool keep =
+        orders_.FindByClientOrderId(
+            AccountId{it->first.first},
+            exchange::ClientOrderId{it->first.second}) != nullptr ||
+        pending_.count(it->first) != 0;
+    it = keep ? std::next(it) : clordid_text_.erase(it);
+  }
+}
+
+// Writes the kept texts to <dir>/clordids.tmp, renames it over
+// <dir>/clordids and appends to that from now on.
+Status FixGateway::RewriteClOrdIdFile() {
+  FlushClOrdIdFile();
+  clordid_buffer_.clear();  // the rewrite holds every kept text
+  if (clordid_fd_ >= 0) {
+    ::close(clordid_fd_);
+    clordid_fd_ = -1;
+  }
+  const std::string tmp = clordid_path_ + ".tmp";
+  std::string text;
+  for (const auto& [key, clordid] : clordid_text_) {
+    text +=
+        Str(uint64_t{key.first}) + ' ' + Str(key.second) + ' ' + clordid + '\n';
+  }
+  const int fd =
+      ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  bool ok = fd >= 0;
+  std::size_t done = 0;
+  while (ok && done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  if (fd >= 0 && ::close(fd) != 0) ok = false;
+  if (!ok) {
+    return Status(StatusCode::kUnavailable,
+                  "fix: cannot write " + tmp + ": " + std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, clordid_path_, ec);
+  if (ec) {
+    return Status(StatusCode::kUnavailable,
+                  "fix: cannot replace " + clordid_path_ + ": " + ec.message());
+  }
+  clordid_fd_ = ::open(clordid_path_.c_str(),
+                       O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (clordid_fd_ < 0) {
+    return Status(
+        StatusCode::kUnavailable,
+        "fix: cannot open " + clordid_path_ + ": " + std::strerror(errno));
+  }
+  return Status();
 }
 
 std::string FixGateway::ClOrdIdText(AccountId account, uint64_t id) const {

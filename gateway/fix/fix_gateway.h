@@ -18,6 +18,7 @@
 #include "gateway/fix/fix_engine.h"
 #include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
+#include "gateway/session/acceptor.h"
 #include "gateway/session/order_view.h"
 
 namespace cfx::index {
@@ -73,8 +74,14 @@ struct FixGatewayDeps {
 //
 // ClOrdIDs: 1-18 digits without a leading zero are the engine's client order
 // id; any other ClOrdID maps to a 64-bit hash with the top bit set, and its
-// text is kept (and appended to <dir>/clordids, so reports after a restart
-// still carry it).
+// text is kept once the engine accepts the order (a rejected order's text
+// is not), while the day's order view knows the order: at most one entry
+// per order the view holds (the day's client order ids, bounded by the
+// engine's max_client_order_ids, plus resting GTC/GTD orders). The texts are
+// appended to <dir>/clordids, written to the OS before any message is
+// stored, like the session stores, so reports after a restart still carry
+// them; the file is rewritten with only the kept texts at start and at
+// each day's end.
 //
 // Orders are the day's order view shared with the protobuf gateway
 // (gateway/session/order_view.h), and who may see which account's clearing
@@ -134,6 +141,7 @@ class FixGateway final : private Handler {
   std::string Authenticate(int session, const std::string& username,
                            const std::string& password) override;
   void OnLogon(int session) override;
+  void OnConnectionLoggedOn(uint64_t conn) override;
   void OnLogout(int session) override;
   void OnMessage(int session, const Message& message) override;
   void Write(uint64_t conn, const char* data, std::size_t size) override;
@@ -254,7 +262,8 @@ class FixGateway final : private Handler {
   void SetSessionsMetric();
   void BusinessReject(int s, const Message& m, int reason,
                       const std::string& ref_id, const std::string& text);
-  void Accept();
+  void Accepted(asio::ip::tcp::socket socket, uint64_t slot);
+  void Evict(uint64_t slot);
   void StartRead(const std::shared_ptr<Connection>& c);
   void Flush(const std::shared_ptr<Connection>& c);
   void Gone(const std::shared_ptr<Connection>& c);
@@ -265,19 +274,24 @@ class FixGateway final : private Handler {
   // live).
   void RememberClOrdIdText(exchange::AccountId account, uint64_t id,
                            const std::string& text);
+  // Writes the appended texts to the OS (not to the disk, as the session
+  // stores: docs/fix.md).
   void FlushClOrdIdFile();
+  // Drops the texts of orders the order view no longer knows.
+  void PruneClOrdIdTexts();
+  Status RewriteClOrdIdFile();
 
   asio::io_context& io_;
   FixGatewayDeps deps_;
   const ServerConfig& config_;
   const InstrumentTable& instruments_;
   std::unique_ptr<Engine> engine_;
-  asio::ip::tcp::acceptor acceptor_;
+  // Created by Listen(). Connection ids are its slot ids.
+  std::unique_ptr<Acceptor> acceptor_;
   uint16_t port_ = 0;
   bool live_ = false;
   bool stopped_ = false;
 
-  uint64_t next_conn_ = 1;
   std::unordered_map<uint64_t, std::shared_ptr<Connection>> conns_;
   std::vector<std::shared_ptr<Connection>> dirty_;
 

@@ -169,8 +169,8 @@ void FixGateway::OnNewOrder(int s, const Message& m) {
   p->kind = 'D';
   p->clordid = clordid;
   p->received_ns = SteadyNs();
+  // Its text is kept once the engine accepts it (OnOrderAccepted).
   pending_[key] = std::move(p);
-  RememberClOrdIdText(ss.account, id, clordid);
 }
 
 bool FixGateway::ReadNewOrderPrice(int s, const Message& m, bool market,
@@ -381,7 +381,6 @@ void FixGateway::OnCancel(int s, const Message& m, bool replace) {
   p->order_id = o->id.value;
   pending_[key] = std::move(p);
   if (!replace) pending_cancel_by_order_[o->id.value] = key;
-  if (replace) RememberClOrdIdText(ss.account, id, clordid);
 }
 
 // ------------------------------------------------------ mass cancel, status

@@ -319,7 +319,7 @@ FIX::MessageStore* SessionStores::Impl::create(const FIX::SessionID& id) {
   struct stat st;
   const bool existed = ::stat(path.c_str(), &st) == 0;
   const int fd =
-      ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (fd < 0) throw FIX::ConfigError("cannot open " + path + ": " + Errno());
   std::unique_ptr<AppendStore> store(
       new AppendStore(this, path, name, id.getTargetCompID().getString(), fd));

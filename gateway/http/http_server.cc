@@ -1,5 +1,6 @@
 #include "gateway/http/http_server.h"
 
+#include <algorithm>
 #include <array>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -50,18 +51,25 @@ struct HttpServerState : std::enable_shared_from_this<HttpServerState> {
         options(options_in),
         acceptor(io_in,
                  AcceptorHandlers{[this] { return sessions.size(); },
-                                  [this](tcp::socket socket) {
-                                    StartSession(std::move(socket));
+                                  [this](tcp::socket socket, uint64_t slot) {
+                                    StartSession(std::move(socket), slot);
                                   },
-                                  [this] { metrics.HttpConnectionRefused(); }},
-                 AcceptorOptions{options_in.max_connections}) {}
+                                  [this](tcp::socket& socket, Refusal why) {
+                                    Refuse(socket, why);
+                                  },
+                                  [this](uint64_t slot) { Evict(slot); }},
+                 AcceptorOptions{options_in.max_connections, options_in.idle}) {
+  }
 
-  void StartSession(tcp::socket socket);
+  void StartSession(tcp::socket socket, uint64_t slot);
+  void Refuse(tcp::socket& socket, Refusal why);
+  void Evict(uint64_t slot);
 
   HttpApi api;
   Metrics& metrics;
   HttpServerOptions options;
-  std::unordered_map<HttpSession*, std::weak_ptr<HttpSession>> sessions;
+  // By acceptor slot.
+  std::unordered_map<uint64_t, std::weak_ptr<HttpSession>> sessions;
   uint16_t port = 0;
   bool listening = false;
   bool stopped = false;
@@ -74,13 +82,19 @@ struct HttpServerState : std::enable_shared_from_this<HttpServerState> {
 // keep-alive. Kept alive by the shared_ptr in its pending handler.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(tcp::socket socket, std::shared_ptr<HttpServerState> state)
+  HttpSession(tcp::socket socket, uint64_t slot,
+              std::shared_ptr<HttpServerState> state)
       : stream_(std::move(socket)),
         buffer_(kMaxReadBuffer),
-        state_(std::move(state)) {}
+        slot_(slot),
+        state_(std::move(state)) {
+    beast::error_code ec;
+    peer_ = stream_.socket().remote_endpoint(ec).address();
+  }
 
   ~HttpSession() {
-    state_->sessions.erase(this);
+    state_->sessions.erase(slot_);
+    state_->acceptor.Closed(slot_);
     if (!state_->stopped) {
       state_->metrics.SetHttpConnections(
           static_cast<int64_t>(state_->sessions.size()));
@@ -100,7 +114,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.emplace();
     parser_->header_limit(state_->options.header_limit);
     parser_->body_limit(state_->options.body_limit);
-    stream_.expires_after(state_->options.idle_timeout);
+    stream_.expires_after(requests_ == 0 ? state_->options.first_request_timeout
+                                         : state_->options.idle_timeout);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -110,6 +125,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void OnRead(beast::error_code ec) {
     if (state_->stopped) return;
+    // Busy until its answer is written: out of the idle budget.
+    ++requests_;
+    state_->acceptor.LoggedOn(slot_);
     if (ec) {
       // Clean close between requests, idle timeout, reset, or EOF in the
       // middle of a request: nothing to answer.
@@ -183,7 +201,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       Close();
       return;
     }
-    if (keep_alive_) {
+    // Idle again; over its source's idle cap it is closed instead.
+    if (keep_alive_ && state_->acceptor.Idle(slot_, peer_)) {
       ReadRequest();
       return;
     }
@@ -217,18 +236,61 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::array<char, 1024> linger_{};
   std::size_t lingered_ = 0;
   bool keep_alive_ = false;
+  uint64_t slot_ = 0;
+  asio::ip::address peer_;
+  uint64_t requests_ = 0;
   std::shared_ptr<HttpServerState> state_;
 };
 
-void HttpServerState::StartSession(tcp::socket socket) {
-  auto session =
-      std::make_shared<HttpSession>(std::move(socket), shared_from_this());
-  sessions.emplace(session.get(), session);
+void HttpServerState::StartSession(tcp::socket socket, uint64_t slot) {
+  auto session = std::make_shared<HttpSession>(std::move(socket), slot,
+                                               shared_from_this());
+  sessions.emplace(slot, session);
   metrics.SetHttpConnections(static_cast<int64_t>(sessions.size()));
   session->Start();
 }
 
+// A connection over its source's idle cap gets "503 Service Unavailable",
+// written without waiting (the socket is non-blocking and new: the answer
+// fits its send buffer); one over the port's limit is closed silently.
+void HttpServerState::Refuse(tcp::socket& socket, Refusal why) {
+  metrics.HttpConnectionRefused();
+  const bool source_full = why == Refusal::kSourceFull;
+  metrics.ConnectionRefused(Metrics::Port::kHttp, source_full);
+  if (!source_full) return;
+  constexpr std::string_view kBody =
+      "{\"error\":\"too many idle connections from this address\"}";
+  std::string answer =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: cfx\r\n"
+      "Content-Type: application/json\r\nConnection: close\r\n"
+      "Content-Length: " +
+      std::to_string(kBody.size()) + "\r\n\r\n";
+  answer.append(kBody);
+  beast::error_code ignored;
+  socket.write_some(asio::buffer(answer), ignored);
+}
+
+// The oldest idle connection, closed to make room for a new one.
+void HttpServerState::Evict(uint64_t slot) {
+  auto it = sessions.find(slot);
+  if (it == sessions.end()) return;
+  if (auto session = it->second.lock()) {
+    metrics.PreLogonEvicted(Metrics::Port::kHttp);
+    session->Close();
+  }
+}
+
 }  // namespace internal
+
+HttpServerOptions HttpServerOptionsFor(const SessionPolicy& session) {
+  HttpServerOptions options;
+  options.first_request_timeout =
+      std::chrono::milliseconds(session.pre_logon_timeout_ms);
+  options.idle.max_pre_logon =
+      std::min<std::size_t>(session.max_pre_logon, options.max_connections / 2);
+  options.idle.max_pre_logon_per_source = session.max_pre_logon_per_source;
+  return options;
+}
 
 HttpServer::HttpServer(asio::io_context& io, const ServerConfig& config,
                        const InstrumentTable& instruments,

@@ -13,6 +13,7 @@
 #include "gateway/config/server_config.h"
 #include "gateway/http/http_api.h"
 #include "gateway/md/market_data.h"
+#include "gateway/session/connection_limiter.h"
 #include "gateway/session/metrics.h"
 
 namespace cfx::index {
@@ -25,13 +26,25 @@ struct HttpServerOptions {
   // Open connections at most; one more is accepted and closed at once.
   // Default: 64.
   std::size_t max_connections = 64;
-  // A connection with no complete request (or response write) for this
-  // long is closed. Default: 30 s.
+  // A keep-alive connection with no complete next request (or a response
+  // write that does not finish) for this long is closed. Default: 30 s.
   std::chrono::milliseconds idle_timeout{30'000};
+  // A new connection's first request must be complete within this long.
+  // Default: 3 s (session.pre_logon_timeout_ms).
+  std::chrono::milliseconds first_request_timeout{3'000};
+  // Idle connections (no request read yet, or between keep-alive requests)
+  // at most: when full, the oldest idle one is closed for a newcomer; and
+  // per source address: one more is refused with 503. Default: 32 and 8.
+  ConnectionLimits idle{32, 8};
   // Request header and body limits, in bytes. Default: 8 KiB each.
   uint32_t header_limit = 8 * 1024;
   uint64_t body_limit = 8 * 1024;
 };
+
+// The exchange's HTTP port: the defaults above, with the first-request
+// deadline (pre_logon_timeout_ms) and the idle limits (max_pre_logon, at
+// most half of max_connections, and max_pre_logon_per_source) of `session`.
+HttpServerOptions HttpServerOptionsFor(const SessionPolicy& session);
 
 namespace internal {
 struct HttpServerState;
@@ -40,6 +53,9 @@ struct HttpServerState;
 // The read-only HTTP port (DESIGN.md §6, docs/http.md): market data JSON,
 // the CFX index (JSON and a chart page), /healthz and /metrics, over
 // HTTP/1.1 with keep-alive, on Boost.Beast.
+//
+// Connection limits: see HttpServerOptions; a refused connection gets
+// "503 Service Unavailable" and is closed.
 //
 // Requests are answered by HttpApi. A request that does not parse, or whose
 // header or body is over the limit, gets 400 / 431 / 413 and the connection

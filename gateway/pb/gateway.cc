@@ -24,8 +24,6 @@ namespace {
 
 constexpr int64_t kNanosPerMilli = 1'000'000;
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
-// A connection must log on within this time.
-constexpr int64_t kLogonTimeoutNs = 10 * kNanosPerSecond;
 // A session whose unsent output grows beyond this is too slow: closed.
 constexpr std::size_t kMaxOutputBytes = 64u << 20;
 
@@ -36,6 +34,15 @@ const char* BodyName(w::Envelope::BodyCase body) {
       ->FindFieldByNumber(static_cast<int>(body))
       ->name()
       .c_str();
+}
+
+// Logged-on sessions up to max_sessions, plus the pre-logon budget.
+AcceptorOptions PortOptions(const SessionPolicy& session) {
+  AcceptorOptions options;
+  options.max_connections =
+      std::size_t{session.max_sessions} + session.max_pre_logon;
+  options.pre_logon = {session.max_pre_logon, session.max_pre_logon_per_source};
+  return options;
 }
 
 }  // namespace
@@ -55,11 +62,14 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       settlement_desk_(*deps.config, deps.settlement),
       acceptor_(io,
                 AcceptorHandlers{[this] { return sessions_.size(); },
-                                 [this](tcp::socket socket) {
-                                   StartSession(std::move(socket));
+                                 [this](tcp::socket socket, uint64_t slot) {
+                                   StartSession(std::move(socket), slot);
                                  },
-                                 nullptr},
-                AcceptorOptions{deps.config->session.max_sessions}) {
+                                 [this](tcp::socket& socket, Refusal why) {
+                                   Refuse(socket, why);
+                                 },
+                                 [this](uint64_t slot) { Evict(slot); }},
+                PortOptions(deps.config->session)) {
   if (deps.recovered_registry != nullptr) {
     desk_.Seed(*deps.recovered_registry).ok();
   }
@@ -84,8 +94,39 @@ Status Gateway::Listen(const std::string& address, uint16_t port) {
   return Status();
 }
 
-void Gateway::StartSession(tcp::socket socket) {
-  auto s = std::make_shared<Session>(next_session_id_++, std::move(socket));
+// A connection over its source's pre-logon cap gets a LogonReject, written
+// without waiting (the socket is non-blocking and new: the frame fits its
+// send buffer); one over the port's limit is closed silently.
+void Gateway::Refuse(tcp::socket& socket, Refusal why) {
+  const bool source_full = why == Refusal::kSourceFull;
+  if (deps_.metrics != nullptr) {
+    deps_.metrics->ConnectionRefused(Metrics::Port::kProtobuf, source_full);
+  }
+  if (!source_full) return;
+  w::Envelope e;
+  w::LogonReject* reject = e.mutable_logon_reject();
+  reject->set_reason(w::LOGON_REJECT_REASON_TOO_MANY_CONNECTIONS);
+  reject->set_text("too many connections not logged on from this address");
+  std::string frame;
+  if (!AppendFrame(e, &frame)) return;
+  boost::system::error_code ignored;
+  socket.write_some(asio::buffer(frame), ignored);
+}
+
+// The oldest connection not logged on, closed to make room for a new one.
+void Gateway::Evict(uint64_t slot) {
+  auto it = sessions_.find(slot);
+  if (it == sessions_.end()) return;
+  if (deps_.metrics != nullptr) {
+    deps_.metrics->PreLogonEvicted(Metrics::Port::kProtobuf);
+  }
+  Close(*it->second, "closed to make room: the pre-logon budget is full");
+}
+
+void Gateway::StartSession(tcp::socket socket, uint64_t slot) {
+  // The acceptor's slot id is the session id: both are unique and
+  // increasing.
+  auto s = std::make_shared<Session>(slot, std::move(socket));
   s->connected_ns = s->last_recv_ns = s->last_send_ns = SteadyNs();
   s->heartbeat_ms = config_.session.default_heartbeat_ms;
   s->throttle.Reset(config_.session.max_messages_per_second, s->connected_ns);
@@ -136,6 +177,7 @@ void Gateway::Close(Session& s, const std::string& why) {
       s.state == Session::State::kActive ||
       (s.state == Session::State::kClosing && s.user != nullptr);
   s.state = Session::State::kClosed;
+  acceptor_.Closed(s.id);
   boost::system::error_code ignored;
   s.socket.shutdown(tcp::socket::shutdown_both, ignored);
   s.socket.close(ignored);
@@ -377,7 +419,8 @@ void Gateway::ScanTimers(int64_t now) {
   for (auto& [id, sp] : sessions_) {
     Session& s = *sp;
     if (s.state == Session::State::kAwaitLogon &&
-        now - s.connected_ns > kLogonTimeoutNs) {
+        now - s.connected_ns >
+            int64_t{config_.session.pre_logon_timeout_ms} * kNanosPerMilli) {
       expired.push_back(&s);
       continue;
     }

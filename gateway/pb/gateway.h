@@ -71,6 +71,9 @@ struct GatewayDeps {
   // requests are then refused SETTLEMENT_UNAVAILABLE; CollateralRequests
   // still reach the engine). Must outlive the gateway.
   const settlement::SettlementService* settlement = nullptr;
+  // The server log: a logon of a demo identity (UserConfig::demo) is
+  // logged as a warning. May be empty.
+  std::function<void(const std::string&)> log;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -82,7 +85,9 @@ struct GatewayDeps {
 // messages from the journal on a worker thread.
 //
 // The parts: the shared Acceptor (gateway/session/acceptor.h) admits
-// connections up to session.max_sessions; OrderEntryAdapter is the ingress
+// connections (logged-on sessions up to session.max_sessions, and the
+// pre-logon budget: session.max_pre_logon, max_pre_logon_per_source,
+// pre_logon_timeout_ms); OrderEntryAdapter is the ingress
 // path (frames to validated Commands); ExecutionReportPublisher the egress
 // one (events to order messages); MarketDataPublisher serves subscriptions;
 // the reference, index and settlement desks answer their requests; Outbox
@@ -133,7 +138,9 @@ class Gateway {
 
  private:
   // gateway.cc: connections, frames, timers and writes.
-  void StartSession(asio::ip::tcp::socket socket);
+  void StartSession(asio::ip::tcp::socket socket, uint64_t slot);
+  void Refuse(asio::ip::tcp::socket& socket, Refusal why);
+  void Evict(uint64_t slot);
   void OnFrame(Session& s, std::string_view payload);
   bool OnSessionMessage(Session& s, wire::v1::Envelope::BodyCase body);
   void OnRequest(Session& s, wire::v1::Envelope::BodyCase body);
@@ -182,7 +189,6 @@ class Gateway {
   const InstrumentTable& instruments_;
   bool stopped_ = false;
 
-  uint64_t next_session_id_ = 1;
   SessionMap sessions_;
   Outbox outbox_;
   OrderEntryAdapter adapter_;

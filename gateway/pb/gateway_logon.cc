@@ -91,6 +91,17 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
                 "this nonce was already used");
     return;
   }
+  // The logged-on sessions' room: connections not logged on (this one
+  // included) are counted apart, in the acceptor's pre-logon budget.
+  const std::size_t waiting = acceptor_.pre_logon();
+  if (sessions_.size() > waiting &&
+      sessions_.size() - waiting >= config_.session.max_sessions) {
+    LogonReject(s, w::LOGON_REJECT_REASON_TOO_MANY_CONNECTIONS,
+                "session.max_sessions (" +
+                    std::to_string(config_.session.max_sessions) +
+                    ") sessions are logged on");
+    return;
+  }
   for (const auto& [id, other] : sessions_) {
     if (other.get() != &s && other->user == user &&
         other->state == Session::State::kActive) {
@@ -110,11 +121,16 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   s.user = user;
   s.account = user->account;
   s.state = Session::State::kActive;
+  acceptor_.LoggedOn(s.id);
   if (m.heartbeat_interval_ms() != 0)
     s.heartbeat_ms = m.heartbeat_interval_ms();
   s.cancel_on_disconnect = !m.cancel_on_disconnect_opt_out();
   reports_.Add(s);
   if (deps_.metrics != nullptr) deps_.metrics->LogonResult(true);
+  if (user->demo && deps_.log) {
+    deps_.log("protobuf: " + user->name +
+              " logged on (WARNING: a demo identity, published credentials)");
+  }
 
   out_.Clear();
   w::LogonAck* ack = out_.mutable_logon_ack();

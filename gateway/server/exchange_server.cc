@@ -258,6 +258,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.recovered_registry = &p->engine().registry();
   deps.index = &services->index();
   deps.settlement = &services->settlement();
+  deps.log = options.log;
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
@@ -321,7 +322,8 @@ Status ExchangeServer::Impl::Listen() {
   exchange::Pipeline* pipe = pipeline.get();
   exchange::Clock* clk = clock.get();
   http = std::make_unique<HttpServer>(
-      io, config, *instruments, *md, *metrics, [pipe, clk] {
+      io, config, *instruments, *md, *metrics,
+      [pipe, clk] {
         HealthInfo h;
         const Status ps = pipe->status();
         h.ok = ps.ok();
@@ -330,7 +332,8 @@ Status ExchangeServer::Impl::Listen() {
         h.applied_seq = pipe->applied_seq().value;
         h.exchange_time_ns = clk->Now().nanos;
         return h;
-      });
+      },
+      HttpServerOptionsFor(config.session));
   http->set_index(&services->index());
   return http->Listen(bind,
                       options.http_port.value_or(config.network.http_port));

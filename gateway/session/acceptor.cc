@@ -17,18 +17,67 @@ struct AcceptorState {
       : acceptor(io),
         retry_timer(io),
         handlers(std::move(handlers_in)),
-        options(options_in) {}
+        options(options_in),
+        limiter(options_in.pre_logon) {}
 
   tcp::acceptor acceptor;
   asio::steady_timer retry_timer;
   AcceptorHandlers handlers;
   AcceptorOptions options;
+  ConnectionLimiter limiter;
+  uint64_t next_slot = 1;
   uint16_t port = 0;
   bool closed = false;
   std::atomic<uint64_t> errors{0};
 };
 
 namespace {
+
+void Refuse(AcceptorState& state, tcp::socket& socket, Refusal why) {
+  boost::system::error_code ignored;
+  socket.non_blocking(true, ignored);
+  if (state.handlers.on_refused) state.handlers.on_refused(socket, why);
+  socket.close(ignored);
+}
+
+// Counts `slot` as pre-logon; closes the evicted one. False: refused.
+bool AdmitPreLogon(AcceptorState& state, uint64_t slot,
+                   const asio::ip::address& source) {
+  uint64_t evicted = 0;
+  switch (state.limiter.Admit(slot, source, &evicted)) {
+    case ConnectionLimiter::Verdict::kSourceFull:
+      return false;
+    case ConnectionLimiter::Verdict::kAdmittedEvicted:
+      if (state.handlers.on_evict) state.handlers.on_evict(evicted);
+      return true;
+    case ConnectionLimiter::Verdict::kAdmitted:
+      return true;
+  }
+  return true;
+}
+
+void Admit(AcceptorState& state, tcp::socket socket) {
+  boost::system::error_code ec;
+  const tcp::endpoint peer = socket.remote_endpoint(ec);
+  if (ec) {  // already reset by the peer
+    socket.close(ec);
+    return;
+  }
+  const uint64_t slot = state.next_slot++;
+  if (!AdmitPreLogon(state, slot, peer.address())) {
+    Refuse(state, socket, Refusal::kSourceFull);
+    return;
+  }
+  // After a possible eviction, so that a full pre-logon budget makes room
+  // instead of refusing.
+  if (state.handlers.open_connections() >= state.options.max_connections) {
+    state.limiter.Forget(slot);
+    Refuse(state, socket, Refusal::kPortFull);
+    return;
+  }
+  socket.set_option(tcp::no_delay(true), ec);
+  state.handlers.on_accept(std::move(socket), slot);
+}
 
 void DoAccept(const std::shared_ptr<AcceptorState>& state) {
   state->acceptor.async_accept([state](boost::system::error_code ec,
@@ -44,14 +93,7 @@ void DoAccept(const std::shared_ptr<AcceptorState>& state) {
       });
       return;
     }
-    boost::system::error_code ignored;
-    if (state->handlers.open_connections() >= state->options.max_connections) {
-      if (state->handlers.on_refused) state->handlers.on_refused();
-      socket.close(ignored);
-    } else {
-      socket.set_option(tcp::no_delay(true), ignored);
-      state->handlers.on_accept(std::move(socket));
-    }
+    Admit(*state, std::move(socket));
     if (!state->closed) DoAccept(state);
   });
 }
@@ -102,5 +144,15 @@ void Acceptor::Close() {
 uint64_t Acceptor::accept_errors() const {
   return state_->errors.load(std::memory_order_relaxed);
 }
+
+void Acceptor::LoggedOn(uint64_t slot) { state_->limiter.Forget(slot); }
+
+bool Acceptor::Idle(uint64_t slot, const asio::ip::address& source) {
+  return internal::AdmitPreLogon(*state_, slot, source);
+}
+
+void Acceptor::Closed(uint64_t slot) { state_->limiter.Forget(slot); }
+
+std::size_t Acceptor::pre_logon() const { return state_->limiter.pre_logon(); }
 
 }  // namespace cfx::gateway

@@ -164,6 +164,7 @@ Metrics::Metrics() : registry_(std::make_unique<prometheus::Registry>()) {
   AddSessionSeries(*registry_);
   AddPipelineSeries(*registry_);
   AddHttpSeries(*registry_);
+  AddConnectionSeries(*registry_);
 }
 
 // Messages received and sent, protobuf by Envelope field and FIX by
@@ -294,6 +295,38 @@ void Metrics::AddHttpSeries(prometheus::Registry& registry) {
   http_refused_ =
       AddCounter(registry, "cfx_http_connections_refused_total",
                  "HTTP connections closed at once: connection limit reached.");
+}
+
+void Metrics::AddConnectionSeries(prometheus::Registry& registry) {
+  static constexpr const char* kPortNames[] = {"fix", "protobuf", "http"};
+  auto& refused = prometheus::BuildCounter()
+                      .Name("cfx_connections_refused_total")
+                      .Help(
+                          "Connections closed at accept, by port and "
+                          "reason: the source address's pre-logon cap, or "
+                          "the port's connection limit.")
+                      .Register(registry);
+  auto& evicted = prometheus::BuildCounter()
+                      .Name("cfx_pre_logon_evicted_total")
+                      .Help(
+                          "Pre-logon connections closed to make room for a "
+                          "new one (the pre-logon budget was full).")
+                      .Register(registry);
+  for (std::size_t p = 0; p < std::size(kPortNames); ++p) {
+    refused_[p][0] =
+        &refused.Add({{"port", kPortNames[p]}, {"reason", "port_full"}});
+    refused_[p][1] =
+        &refused.Add({{"port", kPortNames[p]}, {"reason", "source_full"}});
+    evicted_[p] = &evicted.Add({{"port", kPortNames[p]}});
+  }
+}
+
+void Metrics::ConnectionRefused(Port port, bool source_full) {
+  refused_[static_cast<std::size_t>(port)][source_full ? 1 : 0]->Increment();
+}
+
+void Metrics::PreLogonEvicted(Port port) {
+  evicted_[static_cast<std::size_t>(port)]->Increment();
 }
 
 Metrics::~Metrics() = default;

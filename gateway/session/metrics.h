@@ -47,6 +47,10 @@ class Metrics {
   };
   static constexpr int kEndpointCount = 6;
 
+  // The listening ports, for the connection-limit families.
+  enum class Port : uint8_t { kFix, kProtobuf, kHttp };
+  static constexpr int kPortCount = 3;
+
   Metrics();
   ~Metrics();
   Metrics(const Metrics&) = delete;
@@ -101,6 +105,14 @@ class Metrics {
   void SetHttpConnections(int64_t n);
   void HttpConnectionRefused();
 
+  // The connection limits of every port (docs/config.md, `session`):
+  // cfx_connections_refused_total{port,reason}, reason = "source_full"
+  // (the address's pre-logon cap) or "port_full", and
+  // cfx_pre_logon_evicted_total{port}: the oldest pre-logon connection
+  // closed to make room for a new one.
+  void ConnectionRefused(Port port, bool source_full);
+  void PreLogonEvicted(Port port);
+
   // Every family in the Prometheus text exposition format 0.0.4.
   std::string Render() const;
 
@@ -114,6 +126,7 @@ class Metrics {
   void AddSessionSeries(prometheus::Registry& registry);
   void AddPipelineSeries(prometheus::Registry& registry);
   void AddHttpSeries(prometheus::Registry& registry);
+  void AddConnectionSeries(prometheus::Registry& registry);
 
   std::unique_ptr<prometheus::Registry> registry_;
   std::array<prometheus::Counter*, kMaxMessageType + 2>
@@ -147,6 +160,9 @@ class Metrics {
       http_requests_{};
   prometheus::Gauge* http_connections_ = nullptr;
   prometheus::Counter* http_refused_ = nullptr;
+  // [port][0 = port_full, 1 = source_full]
+  std::array<std::array<prometheus::Counter*, 2>, kPortCount> refused_{};
+  std::array<prometheus::Counter*, kPortCount> evicted_{};
 };
 
 }  // namespace cfx::gateway

@@ -1,5 +1,6 @@
 # gateway/config tests, part of gateway_tests (tests/gateway/CMakeLists.txt).
 list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/demo_identities_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/instrument_table_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/password_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_config_test.cc

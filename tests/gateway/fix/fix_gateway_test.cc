@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -814,6 +816,21 @@ TEST_F(FixGatewayTest, ClearingMemberEnteringAnOrderGetsBusinessReject) {
   EXPECT_EQ(reject->Get(380), "6");
   EXPECT_FALSE(reject->Get(58).empty());
   EXPECT_EQ(cm->Count(OfType("8")), 0u) << cm->Describe();
+}
+
+// ClOrdID texts (docs/fix.md, "Durability"): an accepted order's text is in
+// <data-dir>/fix/clordids before its report goes out; a rejected order's is
+// never kept.
+TEST_F(FixGatewayTest, ClOrdIdTextIsKeptForAcceptedOrdersOnly) {
+  ClientPtr a = LogOn(kTraderA);
+  ASSERT_NE(a, nullptr);
+  ASSERT_TRUE(Rest(*a, "kept-1", "1", "5.80", "5"));
+  ASSERT_TRUE(Rejected(*a, NewOrder("dropped-1", "1", "6.50", "5")));
+  std::ifstream in(server_.data_dir() + "/fix/clordids");
+  const std::string file((std::istreambuf_iterator<char>(in)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_NE(file.find(" kept-1\n"), std::string::npos) << file;
+  EXPECT_EQ(file.find("dropped-1"), std::string::npos) << file;
 }
 
 // ---------------------------------------------------------------- cancel and

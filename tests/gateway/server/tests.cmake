@@ -1,10 +1,14 @@
 # gateway/server: the whole exchange in process (ExchangeServer) and
-# cfx-exchanged as a child process (end_to_end_test.cc). server_fixture.cc
+# cfx-exchanged as a child process (end_to_end_test.cc; exchanged_main_test.cc:
+# demo identities, data dir permissions); connection_slots_test.cc floods
+# every port with idle connections. server_fixture.cc
 # holds the helpers the gateway/pb tests share. spot_listing_test.cc also
 # drives a FIX client (tests/gateway/fix/fix_test_client.h).
 list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/connection_slots_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/event_consumers_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/exchanged_main_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_one_reading_test.cc

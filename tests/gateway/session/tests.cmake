@@ -7,6 +7,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_check_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_signature_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/connection_limiter_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/base64_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
