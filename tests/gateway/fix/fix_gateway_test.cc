@@ -826,7 +826,8 @@ TEST_F(FixGatewayTest, ClOrdIdTextIsKeptForAcceptedOrdersOnly) {
   ASSERT_NE(a, nullptr);
   ASSERT_TRUE(Rest(*a, "kept-1", "1", "5.80", "5"));
   ASSERT_TRUE(Rejected(*a, NewOrder("dropped-1", "1", "6.50", "5")));
-  std::ifstream in(server_.data_dir() + "/fix/clordids");
+  std::ifstream in(server_.data_dir() + "/data/fix/clordids");
+  ASSERT_TRUE(in.is_open());
   const std::string file((std::istreambuf_iterator<char>(in)),
                          std::istreambuf_iterator<char>());
   EXPECT_NE(file.find(" kept-1\n"), std::string::npos) << file;

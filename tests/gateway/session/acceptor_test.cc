@@ -17,14 +17,14 @@ using testing::RunUntil;
 class AcceptorTest : public ::testing::Test {
  protected:
   explicit AcceptorTest(std::size_t max_connections = SIZE_MAX)
-      : acceptor_(
-            io_,
-            AcceptorHandlers{[this] { return accepted_.size(); },
-                             [this](tcp::socket s, uint64_t) {
-                               accepted_.push_back(std::move(s));
-                             },
-                             [this](tcp::socket&, Refusal) { ++refused_; }},
-            AcceptorOptions{max_connections}) {}
+      : acceptor_(io_,
+                  AcceptorHandlers{
+                      [this] { return accepted_.size(); },
+                      [this](tcp::socket s, uint64_t) {
+                        accepted_.push_back(std::move(s));
+                      },
+                      [this](tcp::socket&, Refusal) { ++refused_; }, nullptr},
+                  AcceptorOptions{max_connections, {}}) {}
 
   void Listen() {
     const auto ec =
@@ -84,8 +84,9 @@ TEST_F(AcceptorTest, CloseStopsAcceptingAndLeavesNothingPending) {
 
 TEST_F(AcceptorTest, ListenOnABoundPortFails) {
   Listen();
-  Acceptor other(io_, AcceptorHandlers{[] { return std::size_t{0}; },
-                                       [](tcp::socket, uint64_t) {}, nullptr});
+  Acceptor other(
+      io_, AcceptorHandlers{[] { return std::size_t{0}; },
+                            [](tcp::socket, uint64_t) {}, nullptr, nullptr});
   const auto ec =
       other.Listen(asio::ip::make_address("127.0.0.1"), acceptor_.port());
   EXPECT_EQ(ec, asio::error::address_in_use);
