@@ -25,6 +25,7 @@
 #include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/service_reads.h"
 
 namespace cfx::exchange {
 class Journal;
@@ -71,6 +72,10 @@ struct GatewayDeps {
   // requests are then refused SETTLEMENT_UNAVAILABLE; CollateralRequests
   // still reach the engine). Must outlive the gateway.
   const settlement::SettlementService* settlement = nullptr;
+  // How the index and settlement are read when they run on a thread of
+  // their own (service_reads.h); null: read at once, on this thread.
+  // Must outlive the gateway.
+  ServiceReads* service_reads = nullptr;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -168,6 +173,11 @@ class Gateway {
   // SettlementQuery, SettlementStatusRequest and CollateralRequest
   // (settlement_desk.h).
   void OnClearingRequest(Session& s, const wire::v1::Envelope& m);
+  // Runs `handler` on in_ through deps_.service_reads, for the session if
+  // it is still active then; busy: a SessionReject SYSTEM_BUSY.
+  void ReadServicesFor(Session& s, wire::v1::Envelope::BodyCase body,
+                       void (Gateway::*handler)(Session&,
+                                                const wire::v1::Envelope&));
   void OnClearingEvent(const exchange::Event& e);
   // A desk request's command onto the ring (true, counted as submitted), or
   // false when the ring is full.

@@ -3,6 +3,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -33,9 +34,10 @@ using exchange::Seq;
 // - the market-data store, then FIX, which builds its incrementals from the
 //   level change the store applied (MarketDataThenFix);
 // - the protobuf gateway;
-// - last the services, the index then settlement (service_feed.h): new
+// - last the services, the index then settlement (service_feed.h): live,
+//   the feed copies each event into the ring to the service thread; new
 //   prints reach the gateways, and what the services derive reaches the
-//   engine, through the feed.
+//   engine, through the feed's rings back (ServiceFeed::Poll).
 struct MarketDataThenFix {
   MarketDataStore& md;
   fix::FixGateway& fix;
@@ -96,11 +98,17 @@ void ExchangeServer::Impl::Run() {
     consumers->OnEvent(e);
     published = e.seq.value;
   };
+  // A full ring to the service thread is back-pressure: no further event
+  // leaves the pipeline until it has room (the event stays in the event
+  // ring; the matching thread waits for room there).
+  const auto poll_events = [&] {
+    return pipeline->PollDurableEvents(
+        on_event, std::min<std::size_t>(services->Room(), 4096));
+  };
   while (phase.load(std::memory_order_acquire) == 0) {
     int work = static_cast<int>(io.poll());
-    const std::size_t events = pipeline->PollDurableEvents(on_event);
-    if (events > 0) services->AfterBatch(/*check_settlement=*/true);
-    work += static_cast<int>(events);
+    work += static_cast<int>(poll_events());
+    work += services->Poll();
     work += services->SubmitEngineCommands(*ring);
     work += gateway->Poll();
     work += fix->Poll();
@@ -130,7 +138,7 @@ void ExchangeServer::Impl::Run() {
   }
   // Shutdown: close the sessions (their cancel-on-disconnect commands go to
   // the ring), flush what can be flushed, then keep draining events so the
-  // pipeline can finish.
+  // pipeline can finish, and let the services apply them.
   fix->Stop();
   gateway->Stop();
   http->Stop();
@@ -142,10 +150,11 @@ void ExchangeServer::Impl::Run() {
       std::memory_order_relaxed);
   sessions_closed.store(true, std::memory_order_release);
   while (phase.load(std::memory_order_acquire) == 1) {
-    const std::size_t n = pipeline->PollDurableEvents(on_event);
-    if (n > 0) services->AfterBatch(/*check_settlement=*/false);
-    idle.Idle(static_cast<int>(n));
+    const int n = static_cast<int>(poll_events()) +
+                  services->Poll(/*check_settlement=*/false);
+    idle.Idle(n);
   }
+  services->Stop();
 }
 
 namespace {
@@ -258,6 +267,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.recovered_registry = &p->engine().registry();
   deps.index = &services->index();
   deps.settlement = &services->settlement();
+  deps.service_reads = services.get();
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
@@ -270,6 +280,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.log = options.log;
   fix_deps.index = &services->index();
   fix_deps.settlement = &services->settlement();
+  fix_deps.service_reads = services.get();
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();
@@ -331,7 +342,7 @@ Status ExchangeServer::Impl::Listen() {
         h.exchange_time_ns = clk->Now().nanos;
         return h;
       });
-  http->set_index(&services->index());
+  http->set_index(&services->index(), services.get());
   return http->Listen(bind,
                       options.http_port.value_or(config.network.http_port));
 }
@@ -352,6 +363,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   CFX_RETURN_IF_ERROR(s.Listen());
 
   s.pipeline->Start();
+  s.services->Start();
   s.thread = std::thread([&s] {
     pthread_setname_np(pthread_self(), "cfx-gateway");
     s.Run();
