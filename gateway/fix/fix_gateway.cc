@@ -428,13 +428,13 @@ void FixGateway::OnMessage(int session, const Message& m) {
     return OnMassCancel(session, m);
   if (m.type == msg_type::kOrderStatusRequest) return OnOrderStatus(session, m);
   if (m.type == msg_type::kRequestForPositions) {
-    return ReadServicesFor(session, m, [this](int s, const Message& r) {
-      OnRequestForPositions(s, r);
+    return ReadServicesFor(session, m, [this](int index, const Message& r) {
+      OnRequestForPositions(index, r);
     });
   }
   if (m.type == msg_type::kCollateralInquiry) {
-    return ReadServicesFor(session, m, [this](int s, const Message& r) {
-      OnCollateralInquiry(s, r);
+    return ReadServicesFor(session, m, [this](int index, const Message& r) {
+      OnCollateralInquiry(index, r);
     });
   }
   if (m.type == msg_type::kMarketDataRequest)

@@ -129,9 +129,10 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
     for (const auto& entry : g->entries) {
       const std::string* t = FindIn(entry, tag::kMDEntryType);
       if (t != nullptr && *t == "3") {
-        return ReadServicesFor(s, m, [this, subscribe](int r, const Message& x) {
-          OnIndexRequest(r, x, subscribe);
-        });
+        return ReadServicesFor(s, m,
+                               [this, subscribe](int r, const Message& x) {
+                                 OnIndexRequest(r, x, subscribe);
+                               });
       }
     }
   }

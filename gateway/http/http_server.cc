@@ -159,8 +159,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void ReadIndex(std::string method, std::string target, unsigned version,
                  bool keep_alive, bool head) {
     const bool taken = ReadServices(
-        state_->reads, [self = shared_from_this(), method, target, version,
-                        keep_alive, head] {
+        state_->reads,
+        [self = shared_from_this(), method, target, version, keep_alive, head] {
           if (self->state_->stopped) return;
           self->Send(self->state_->api.Handle(method, target), version,
                      keep_alive, head);

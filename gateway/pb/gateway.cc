@@ -322,15 +322,14 @@ void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
 void Gateway::ReadServicesFor(Session& s, w::Envelope::BodyCase body,
                               void (Gateway::*handler)(Session&,
                                                        const w::Envelope&)) {
-  const bool taken = ReadServices(
-      deps_.service_reads, [this, id = s.id, m = in_, handler] {
-        auto it = sessions_.find(id);
-        if (it == sessions_.end() ||
-            it->second->state != Session::State::kActive) {
-          return;
-        }
-        (this->*handler)(*it->second, m);
-      });
+  const bool taken = ReadServices(deps_.service_reads, [this, id = s.id,
+                                                        m = in_, handler] {
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second->state != Session::State::kActive) {
+      return;
+    }
+    (this->*handler)(*it->second, m);
+  });
   if (!taken) {
     outbox_.Reject(s, w::SESSION_REJECT_REASON_SYSTEM_BUSY, BodyName(body),
                    nullptr, kBusyText);

@@ -41,9 +41,9 @@ std::unique_ptr<ServiceFeed> ServiceFeed::Create(
     std::unique_ptr<index::IndexService> index,
     std::unique_ptr<settlement::SettlementService> settlement, LogFn log,
     ServiceFeedOptions options) {
-  return std::unique_ptr<ServiceFeed>(new ServiceFeed(
-      std::move(index), std::move(settlement), std::move(log),
-      std::move(options)));
+  return std::unique_ptr<ServiceFeed>(
+      new ServiceFeed(std::move(index), std::move(settlement), std::move(log),
+                      std::move(options)));
 }
 
 ServiceFeed::ServiceFeed(
@@ -174,9 +174,9 @@ int ServiceFeed::DoWork() {
   if (!flush_status_.ok() && unlogged_flush_error_.ok()) {
     unlogged_flush_error_ = flush_status_;
   }
-  applied_.store(applied_.load(std::memory_order_relaxed) +
-                     static_cast<uint64_t>(n),
-                 std::memory_order_release);
+  applied_.store(
+      applied_.load(std::memory_order_relaxed) + static_cast<uint64_t>(n),
+      std::memory_order_release);
   return n;
 }
 
@@ -223,10 +223,9 @@ int ServiceFeed::Poll(bool check_settlement) {
 
 bool ServiceFeed::Read(Answer answer) {
   if (pending_.empty() && mu_.TryLock()) {
-    const bool caught_up =
-        applied_.load(std::memory_order_acquire) ==
-            handed_.load(std::memory_order_relaxed) &&
-        prints_.Front() == nullptr;
+    const bool caught_up = applied_.load(std::memory_order_acquire) ==
+                               handed_.load(std::memory_order_relaxed) &&
+                           prints_.Front() == nullptr;
     if (caught_up) answer();
     mu_.Unlock();
     if (caught_up) return true;

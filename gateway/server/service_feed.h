@@ -86,9 +86,7 @@ class ServiceFeed final : public ServiceReads {
 
   // The services, for the gateways' const pointers. Between Start() and
   // Stop() they are read only inside an answer given to Read().
-  index::IndexService& index() CFX_NO_THREAD_SAFETY_ANALYSIS {
-    return *index_;
-  }
+  index::IndexService& index() CFX_NO_THREAD_SAFETY_ANALYSIS { return *index_; }
   settlement::SettlementService& settlement() CFX_NO_THREAD_SAFETY_ANALYSIS {
     return *settlement_;
   }
@@ -135,9 +133,7 @@ class ServiceFeed final : public ServiceReads {
 
   // Events handed to the service thread, and applied by it; any thread.
   uint64_t handed() const { return handed_.load(std::memory_order_relaxed); }
-  uint64_t applied() const {
-    return applied_.load(std::memory_order_acquire);
-  }
+  uint64_t applied() const { return applied_.load(std::memory_order_acquire); }
 
  private:
   struct PendingRead {
