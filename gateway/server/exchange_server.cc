@@ -53,6 +53,14 @@ struct ExchangeServer::Impl {
   exchange::SimulatedClock* simulated = nullptr;
   std::unique_ptr<exchange::Pipeline> pipeline;
   exchange::SpscRing<exchange::Command>* ring = nullptr;
+  // Both gateways' commands wait here (this thread at both ends) until the
+  // services have applied the events delivered before them and the
+  // engine commands derived from those are in `ring`: a client's command
+  // that follows what it saw is sequenced after them, as when the services
+  // ran on this thread (ReleaseStaged).
+  std::unique_ptr<exchange::SpscRing<exchange::Command>> staged;
+  uint64_t staged_target = 0;
+  std::size_t staged_seen = 0;
   asio::io_context io{1};
   // The instruments as listed now.
   std::unique_ptr<InstrumentTable> instruments;
@@ -86,8 +94,26 @@ struct ExchangeServer::Impl {
   Status ReplayJournal();
   void ConnectServices();
   Status Listen();
+  int ReleaseStaged(bool force);
   void Run();
 };
+
+// Moves the staged commands into the producer ring once the services have
+// caught up with the events handed to them when the newest was staged (or
+// at once when `force`); returns how many.
+int ExchangeServer::Impl::ReleaseStaged(bool force) {
+  if (staged->SizeApprox() > staged_seen) staged_target = services->handed();
+  int n = 0;
+  if (force || services->CaughtUpTo(staged_target)) {
+    while (const exchange::Command* c = staged->Front()) {
+      if (!ring->TryPush(*c)) break;
+      staged->Pop();
+      ++n;
+    }
+  }
+  staged_seen = staged->SizeApprox();
+  return n;
+}
 
 void ExchangeServer::Impl::Run() {
   exchange::BackoffIdle idle;
@@ -112,6 +138,7 @@ void ExchangeServer::Impl::Run() {
     work += services->SubmitEngineCommands(*ring);
     work += gateway->Poll();
     work += fix->Poll();
+    work += ReleaseStaged(/*force=*/false);
     commands_submitted.store(
         gateway->commands_submitted() + fix->commands_submitted(),
         std::memory_order_relaxed);
@@ -121,7 +148,7 @@ void ExchangeServer::Impl::Run() {
       metrics->SetPipeline(
           pipeline->durable_seq().value, pipeline->applied_seq().value,
           published, pipeline->journal_writes(), pipeline->durable_seq().value);
-      metrics->SetQueueDepth(0, ring->SizeApprox());
+      metrics->SetQueueDepth(0, ring->SizeApprox() + staged->SizeApprox());
       metrics->SetQueueDepth(1, pipeline->engine_queue_depth());
       metrics->SetQueueDepth(2, pipeline->event_queue_depth());
     }
@@ -145,6 +172,12 @@ void ExchangeServer::Impl::Run() {
   gateway->Poll();
   fix->Poll();
   io.poll();
+  while (staged->Front() != nullptr) {
+    const int n = ReleaseStaged(/*force=*/true) +
+                  static_cast<int>(poll_events()) +
+                  services->Poll(/*check_settlement=*/false);
+    idle.Idle(n);
+  }
   commands_submitted.store(
       gateway->commands_submitted() + fix->commands_submitted(),
       std::memory_order_relaxed);
@@ -234,6 +267,7 @@ Status ExchangeServer::Impl::OpenPipeline() {
         *simulated, [this](const std::string& line) { Log(line); }));
   }
   ring = pipeline->AddProducer(1 << 16);
+  staged = std::make_unique<exchange::SpscRing<exchange::Command>>(1 << 16);
   return Status::Ok();
 }
 
@@ -255,7 +289,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   pb::GatewayDeps deps;
   deps.config = &config;
   deps.instruments = instruments.get();
-  deps.ring = ring;
+  deps.ring = staged.get();
   deps.journal = &pipeline->journal();
   deps.market_data = md.get();
   deps.metrics = metrics.get();
@@ -272,7 +306,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
   fix_deps.instruments = instruments.get();
-  fix_deps.ring = ring;  // the same producer: both run on this thread
+  fix_deps.ring = staged.get();  // the same: both run on this thread
   fix_deps.market_data = md.get();
   fix_deps.metrics = metrics.get();
   fix_deps.clock = clock.get();

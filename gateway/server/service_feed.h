@@ -131,6 +131,14 @@ class ServiceFeed final : public ServiceReads {
   // are waiting.
   bool Read(Answer answer) override;
 
+  // Gateway thread: true once the services have applied `target` events
+  // and every engine command they derived from them is in the producer
+  // ring (none waits in the command ring or the queue).
+  bool CaughtUpTo(uint64_t target) {
+    return applied_.load(std::memory_order_acquire) >= target &&
+           commands_.Front() == nullptr && engine_commands_.empty();
+  }
+
   // Events handed to the service thread, and applied by it; any thread.
   uint64_t handed() const { return handed_.load(std::memory_order_relaxed); }
   uint64_t applied() const { return applied_.load(std::memory_order_acquire); }

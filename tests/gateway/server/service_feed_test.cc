@@ -300,7 +300,14 @@ std::set<std::string> ThreadNames() {
 TEST(ServiceFeedTest, TheServerRunsTheServicesOnAThreadOfTheirOwn) {
   server_test::TestServer server;
   ASSERT_TRUE(server.Start().ok());
-  const std::set<std::string> names = ThreadNames();
+  // Each thread names itself once it runs.
+  std::set<std::string> names;
+  const auto deadline = std::chrono::steady_clock::now() + Harness::kWait;
+  do {
+    names = ThreadNames();
+  } while ((names.count("cfx-services") == 0 ||
+            names.count("cfx-gateway") == 0) &&
+           std::chrono::steady_clock::now() < deadline);
   EXPECT_EQ(names.count("cfx-services"), 1u);
   EXPECT_EQ(names.count("cfx-gateway"), 1u);
   ASSERT_TRUE(server.Stop().ok());
