@@ -54,7 +54,11 @@ struct IndexConfig {
 // applying an event twice changes nothing (trades are keyed by id, a bust
 // applies once, a day is fixed once), so feeding the whole journal is safe.
 //
-// Thread: one thread (the gateway thread) calls everything.
+// Thread: one thread calls everything: in cfx-exchanged the owning thread
+// during the start-up replay, then the service thread "cfx-services"
+// (gateway/server/service_feed.h), which applies the events holding the
+// feed's mutex; the gateways read through const pointers only holding it
+// (gateway/session/service_reads.h).
 class IndexService {
  public:
   // Opens (creating when absent, unless read_only) the store in `dir` and

@@ -161,7 +161,11 @@ struct RunResult {
 // refused date (the admin's `cfx settle rerun`) runs it again and then the
 // waiting dates in order; a re-run of any other date changes nothing.
 //
-// Thread: one thread (the gateway thread) calls everything.
+// Thread: one thread calls everything: in cfx-exchanged the owning thread
+// during the start-up replay, then the service thread "cfx-services"
+// (gateway/server/service_feed.h), which applies the events holding the
+// feed's mutex; the gateways read through const pointers only holding it
+// (gateway/session/service_reads.h).
 class SettlementService {
  public:
   static Result<std::unique_ptr<SettlementService>> Open(

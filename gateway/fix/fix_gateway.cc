@@ -428,10 +428,16 @@ void FixGateway::OnMessage(int session, const Message& m) {
   if (m.type == msg_type::kOrderMassCancelRequest)
     return OnMassCancel(session, m);
   if (m.type == msg_type::kOrderStatusRequest) return OnOrderStatus(session, m);
-  if (m.type == msg_type::kRequestForPositions)
-    return OnRequestForPositions(session, m);
-  if (m.type == msg_type::kCollateralInquiry)
-    return OnCollateralInquiry(session, m);
+  if (m.type == msg_type::kRequestForPositions) {
+    return ReadServicesFor(session, m, [this](int index, const Message& r) {
+      OnRequestForPositions(index, r);
+    });
+  }
+  if (m.type == msg_type::kCollateralInquiry) {
+    return ReadServicesFor(session, m, [this](int index, const Message& r) {
+      OnCollateralInquiry(index, r);
+    });
+  }
   if (m.type == msg_type::kMarketDataRequest)
     return OnMarketDataRequest(session, m);
   if (m.type == msg_type::kSecurityListRequest)
@@ -479,6 +485,24 @@ void FixGateway::BusinessReject(int s, const Message& m, int reason,
 }
 
 // ---------------------------------------------------------------- clearing
+
+// The index and settlement may be applying later events on their own
+// thread: the answer waits until they have applied every event this
+// gateway has seen (service_reads.h).
+void FixGateway::ReadServicesFor(
+    int s, const Message& m, std::function<void(int, const Message&)> handler) {
+  const bool taken = ReadServices(
+      deps_.service_reads, [this, s, m, handler = std::move(handler)] {
+        if (sessions_[static_cast<std::size_t>(s)]->logged_on) handler(s, m);
+      });
+  if (taken) return;
+  std::string ref;
+  for (int tag : {tag::kMDReqID, tag::kPosReqID, tag::kCollInquiryID}) {
+    if (const std::string* v = m.Find(tag)) ref = *v;
+  }
+  BusinessReject(s, m, business_reject_reason::kApplicationNotAvailable, ref,
+                 "the exchange is busy; nothing was answered, try again");
+}
 
 void FixGateway::OnRequestForPositions(int s, const Message& m) {
   const SessionState& ss = *sessions_[static_cast<std::size_t>(s)];

@@ -20,6 +20,7 @@
 #include "gateway/fix/fix_tags.h"
 #include "gateway/session/acceptor.h"
 #include "gateway/session/order_view.h"
+#include "gateway/session/service_reads.h"
 
 namespace cfx::index {
 class IndexService;
@@ -61,6 +62,10 @@ struct FixGatewayDeps {
   // CollateralInquiry (BB). May be null: both are then answered "not
   // supported". Must outlive the gateway.
   const settlement::SettlementService* settlement = nullptr;
+  // How the index and settlement are read when they run on a thread of
+  // their own (service_reads.h); null: read at once, on this thread.
+  // Must outlive the gateway.
+  ServiceReads* service_reads = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;
@@ -180,6 +185,10 @@ class FixGateway final : private Handler {
   void RejectCancel(int s, const Message& m, bool replace, const OrderRecord* o,
                     int reason, const std::string& text);
 
+  // Runs `handler(s, m)` on a copy of `m` through deps_.service_reads, if
+  // session s is still logged on then; busy: a BusinessMessageReject.
+  void ReadServicesFor(int s, const Message& m,
+                       std::function<void(int, const Message&)> handler);
   // Clearing (position_reports.h, collateral_inquiry.h).
   void OnRequestForPositions(int s, const Message& m);
   void OnCollateralInquiry(int s, const Message& m);

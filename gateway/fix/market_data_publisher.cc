@@ -128,7 +128,12 @@ void FixGateway::OnMarketDataRequest(int s, const Message& m) {
   if (const Group* g = m.FindGroup(tag::kNoMDEntryTypes)) {
     for (const auto& entry : g->entries) {
       const std::string* t = FindIn(entry, tag::kMDEntryType);
-      if (t != nullptr && *t == "3") return OnIndexRequest(s, m, subscribe);
+      if (t != nullptr && *t == "3") {
+        return ReadServicesFor(s, m,
+                               [this, subscribe](int r, const Message& x) {
+                                 OnIndexRequest(r, x, subscribe);
+                               });
+      }
     }
   }
   const auto depth = ParseU64(Get(m, tag::kMarketDepth));

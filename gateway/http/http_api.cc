@@ -245,6 +245,13 @@ bool HttpApi::FindRow(std::string_view symbol, Row* row) const {
   return true;
 }
 
+bool HttpApi::ReadsIndex(std::string_view target) const {
+  const std::string_view path = target.substr(0, target.find('?'));
+  return index_ != nullptr &&
+         (path == kIndexListPath || path == kIndexPagePath ||
+          path.substr(0, kIndexPrefix.size()) == kIndexPrefix);
+}
+
 HttpReply HttpApi::Handle(std::string_view method,
                           std::string_view target) const {
   using Endpoint = Metrics::Endpoint;

@@ -77,6 +77,9 @@ class HttpApi {
   void set_index(const index::IndexService* service) { index_ = service; }
 
   HttpReply Handle(std::string_view method, std::string_view target) const;
+  // True when Handle() answers `target` from the index service: the
+  // /api/v1/index paths and the /index page, with a service set.
+  bool ReadsIndex(std::string_view target) const;
 
  private:
   struct Row {

@@ -66,6 +66,7 @@ struct HttpServerState : std::enable_shared_from_this<HttpServerState> {
   void Evict(uint64_t slot);
 
   HttpApi api;
+  ServiceReads* reads = nullptr;  // set_index()
   Metrics& metrics;
   HttpServerOptions options;
   // By acceptor slot.
@@ -158,10 +159,36 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return;
     }
     const auto& req = parser_->get();
+    if (state_->api.ReadsIndex(View(req.target()))) {
+      ReadIndex(std::string(View(req.method_string())),
+                std::string(View(req.target())), req.version(),
+                req.keep_alive(), req.method() == http::verb::head);
+      return;
+    }
     HttpReply reply =
         state_->api.Handle(View(req.method_string()), View(req.target()));
     Send(std::move(reply), req.version(), req.keep_alive(),
          req.method() == http::verb::head);
+  }
+
+  // An index request, answered once the index has caught up
+  // (service_reads.h); the pending answer keeps the session alive, and is
+  // dropped once the server stopped.
+  void ReadIndex(std::string method, std::string target, unsigned version,
+                 bool keep_alive, bool head) {
+    const bool taken = ReadServices(
+        state_->reads,
+        [self = shared_from_this(), method, target, version, keep_alive, head] {
+          if (self->state_->stopped) return;
+          self->Send(self->state_->api.Handle(method, target), version,
+                     keep_alive, head);
+        });
+    if (!taken) {
+      Send(HttpReply{503, std::string(kJsonContentType),
+                     "{\"error\":\"the exchange is busy, try again\"}",
+                     Metrics::Endpoint::kOther},
+           version, keep_alive, head);
+    }
   }
 
   void Send(HttpReply reply, unsigned version, bool keep_alive, bool head) {
@@ -331,8 +358,10 @@ Status HttpServer::Listen(const std::string& address, uint16_t port) {
   return Status::Ok();
 }
 
-void HttpServer::set_index(const index::IndexService* service) {
+void HttpServer::set_index(const index::IndexService* service,
+                           ServiceReads* reads) {
   state_->api.set_index(service);
+  state_->reads = reads;
 }
 
 uint16_t HttpServer::port() const { return state_->port; }

@@ -15,6 +15,7 @@
 #include "gateway/md/market_data.h"
 #include "gateway/session/connection_limiter.h"
 #include "gateway/session/metrics.h"
+#include "gateway/session/service_reads.h"
 
 namespace cfx::index {
 class IndexService;
@@ -78,8 +79,11 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
 
   // Serves the CFX index from `service` (HttpApi::set_index); call before
-  // Listen(). `service` must outlive the server.
-  void set_index(const index::IndexService* service);
+  // Listen(). With `reads` (service_reads.h), an index request is answered
+  // through it, once the index has applied every event the gateway has
+  // seen (503 when its queue is full). Both must outlive the server.
+  void set_index(const index::IndexService* service,
+                 ServiceReads* reads = nullptr);
 
   // Binds `address` (an IP literal) and `port` (0 = ephemeral) and starts
   // accepting. Returns kInvalidArgument for a bad address, kUnavailable if

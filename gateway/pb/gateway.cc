@@ -341,19 +341,40 @@ void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
       break;
     case w::Envelope::kIndexQuery:
     case w::Envelope::kIndexExplainRequest:
-      OnIndexRequest(s, in_);
+      ReadServicesFor(s, body, &Gateway::OnIndexRequest);
       break;
     case w::Envelope::kCollateralRequest:
     case w::Envelope::kSettlementQuery:
     case w::Envelope::kSettlementStatusRequest:
     case w::Envelope::kMarginCallQuery:
     case w::Envelope::kSettlementRerunRequest:
-      OnClearingRequest(s, in_);
+      ReadServicesFor(s, body, &Gateway::OnClearingRequest);
       break;
     default:
       outbox_.Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE,
                      BodyName(body), nullptr, "not handled");
       break;
+  }
+}
+
+// The index and settlement may be applying later events on their own
+// thread: the answer waits until they have applied every event this
+// gateway has seen (service_reads.h). The request is copied; the session is
+// looked up again, and a session no longer active gets nothing.
+void Gateway::ReadServicesFor(Session& s, w::Envelope::BodyCase body,
+                              void (Gateway::*handler)(Session&,
+                                                       const w::Envelope&)) {
+  const bool taken = ReadServices(deps_.service_reads, [this, id = s.id,
+                                                        m = in_, handler] {
+    auto it = sessions_.find(id);
+    if (it == sessions_.end() || it->second->state != Session::State::kActive) {
+      return;
+    }
+    (this->*handler)(*it->second, m);
+  });
+  if (!taken) {
+    outbox_.Reject(s, w::SESSION_REJECT_REASON_SYSTEM_BUSY, BodyName(body),
+                   nullptr, kBusyText);
   }
 }
 

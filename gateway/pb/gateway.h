@@ -25,6 +25,7 @@
 #include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/service_reads.h"
 
 namespace cfx::exchange {
 class Journal;
@@ -74,6 +75,10 @@ struct GatewayDeps {
   // The server log: a logon of a demo identity (UserConfig::demo) is
   // logged as a warning. May be empty.
   std::function<void(const std::string&)> log;
+  // How the index and settlement are read when they run on a thread of
+  // their own (service_reads.h); null: read at once, on this thread.
+  // Must outlive the gateway.
+  ServiceReads* service_reads = nullptr;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -175,6 +180,11 @@ class Gateway {
   // SettlementQuery, SettlementStatusRequest and CollateralRequest
   // (settlement_desk.h).
   void OnClearingRequest(Session& s, const wire::v1::Envelope& m);
+  // Runs `handler` on in_ through deps_.service_reads, for the session if
+  // it is still active then; busy: a SessionReject SYSTEM_BUSY.
+  void ReadServicesFor(Session& s, wire::v1::Envelope::BodyCase body,
+                       void (Gateway::*handler)(Session&,
+                                                const wire::v1::Envelope&));
   void OnClearingEvent(const exchange::Event& e);
   // A desk request's command onto the ring (true, counted as submitted), or
   // false when the ring is full.

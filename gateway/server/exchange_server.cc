@@ -3,6 +3,7 @@
 #include <google/protobuf/stubs/logging.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -33,9 +34,10 @@ using exchange::Seq;
 // - the market-data store, then FIX, which builds its incrementals from the
 //   level change the store applied (MarketDataThenFix);
 // - the protobuf gateway;
-// - last the services, the index then settlement (service_feed.h): new
+// - last the services, the index then settlement (service_feed.h): live,
+//   the feed copies each event into the ring to the service thread; new
 //   prints reach the gateways, and what the services derive reaches the
-//   engine, through the feed.
+//   engine, through the feed's rings back (ServiceFeed::Poll).
 struct MarketDataThenFix {
   MarketDataStore& md;
   fix::FixGateway& fix;
@@ -51,6 +53,14 @@ struct ExchangeServer::Impl {
   exchange::SimulatedClock* simulated = nullptr;
   std::unique_ptr<exchange::Pipeline> pipeline;
   exchange::SpscRing<exchange::Command>* ring = nullptr;
+  // Both gateways' commands wait here (this thread at both ends) until the
+  // services have applied the events delivered before them and the
+  // engine commands derived from those are in `ring`: a client's command
+  // that follows what it saw is sequenced after them, as when the services
+  // ran on this thread (ReleaseStaged).
+  std::unique_ptr<exchange::SpscRing<exchange::Command>> staged;
+  uint64_t staged_target = 0;
+  std::size_t staged_seen = 0;
   asio::io_context io{1};
   // The instruments as listed now.
   std::unique_ptr<InstrumentTable> instruments;
@@ -84,8 +94,26 @@ struct ExchangeServer::Impl {
   Status ReplayJournal();
   void ConnectServices();
   Status Listen();
+  int ReleaseStaged(bool force);
   void Run();
 };
+
+// Moves the staged commands into the producer ring once the services have
+// caught up with the events handed to them when the newest was staged (or
+// at once when `force`); returns how many.
+int ExchangeServer::Impl::ReleaseStaged(bool force) {
+  if (staged->SizeApprox() > staged_seen) staged_target = services->handed();
+  int n = 0;
+  if (force || services->CaughtUpTo(staged_target)) {
+    while (const exchange::Command* c = staged->Front()) {
+      if (!ring->TryPush(*c)) break;
+      staged->Pop();
+      ++n;
+    }
+  }
+  staged_seen = staged->SizeApprox();
+  return n;
+}
 
 void ExchangeServer::Impl::Run() {
   exchange::BackoffIdle idle;
@@ -96,14 +124,21 @@ void ExchangeServer::Impl::Run() {
     consumers->OnEvent(e);
     published = e.seq.value;
   };
+  // A full ring to the service thread is back-pressure: no further event
+  // leaves the pipeline until it has room (the event stays in the event
+  // ring; the matching thread waits for room there).
+  const auto poll_events = [&] {
+    return pipeline->PollDurableEvents(
+        on_event, std::min<std::size_t>(services->Room(), 4096));
+  };
   while (phase.load(std::memory_order_acquire) == 0) {
     int work = static_cast<int>(io.poll());
-    const std::size_t events = pipeline->PollDurableEvents(on_event);
-    if (events > 0) services->AfterBatch(/*check_settlement=*/true);
-    work += static_cast<int>(events);
+    work += static_cast<int>(poll_events());
+    work += services->Poll();
     work += services->SubmitEngineCommands(*ring);
     work += gateway->Poll();
     work += fix->Poll();
+    work += ReleaseStaged(/*force=*/false);
     commands_submitted.store(
         gateway->commands_submitted() + fix->commands_submitted(),
         std::memory_order_relaxed);
@@ -113,7 +148,7 @@ void ExchangeServer::Impl::Run() {
       metrics->SetPipeline(
           pipeline->durable_seq().value, pipeline->applied_seq().value,
           published, pipeline->journal_writes(), pipeline->durable_seq().value);
-      metrics->SetQueueDepth(0, ring->SizeApprox());
+      metrics->SetQueueDepth(0, ring->SizeApprox() + staged->SizeApprox());
       metrics->SetQueueDepth(1, pipeline->engine_queue_depth());
       metrics->SetQueueDepth(2, pipeline->event_queue_depth());
     }
@@ -130,22 +165,29 @@ void ExchangeServer::Impl::Run() {
   }
   // Shutdown: close the sessions (their cancel-on-disconnect commands go to
   // the ring), flush what can be flushed, then keep draining events so the
-  // pipeline can finish.
+  // pipeline can finish, and let the services apply them.
   fix->Stop();
   gateway->Stop();
   http->Stop();
   gateway->Poll();
   fix->Poll();
   io.poll();
+  while (staged->Front() != nullptr) {
+    const int n = ReleaseStaged(/*force=*/true) +
+                  static_cast<int>(poll_events()) +
+                  services->Poll(/*check_settlement=*/false);
+    idle.Idle(n);
+  }
   commands_submitted.store(
       gateway->commands_submitted() + fix->commands_submitted(),
       std::memory_order_relaxed);
   sessions_closed.store(true, std::memory_order_release);
   while (phase.load(std::memory_order_acquire) == 1) {
-    const std::size_t n = pipeline->PollDurableEvents(on_event);
-    if (n > 0) services->AfterBatch(/*check_settlement=*/false);
-    idle.Idle(static_cast<int>(n));
+    const int n = static_cast<int>(poll_events()) +
+                  services->Poll(/*check_settlement=*/false);
+    idle.Idle(n);
   }
+  services->Stop();
 }
 
 namespace {
@@ -225,6 +267,7 @@ Status ExchangeServer::Impl::OpenPipeline() {
         *simulated, [this](const std::string& line) { Log(line); }));
   }
   ring = pipeline->AddProducer(1 << 16);
+  staged = std::make_unique<exchange::SpscRing<exchange::Command>>(1 << 16);
   return Status::Ok();
 }
 
@@ -246,7 +289,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   pb::GatewayDeps deps;
   deps.config = &config;
   deps.instruments = instruments.get();
-  deps.ring = ring;
+  deps.ring = staged.get();
   deps.journal = &pipeline->journal();
   deps.market_data = md.get();
   deps.metrics = metrics.get();
@@ -259,11 +302,12 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.index = &services->index();
   deps.settlement = &services->settlement();
   deps.log = options.log;
+  deps.service_reads = services.get();
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
   fix_deps.instruments = instruments.get();
-  fix_deps.ring = ring;  // the same producer: both run on this thread
+  fix_deps.ring = staged.get();  // the same: both run on this thread
   fix_deps.market_data = md.get();
   fix_deps.metrics = metrics.get();
   fix_deps.clock = clock.get();
@@ -271,6 +315,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.log = options.log;
   fix_deps.index = &services->index();
   fix_deps.settlement = &services->settlement();
+  fix_deps.service_reads = services.get();
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();
@@ -334,7 +379,7 @@ Status ExchangeServer::Impl::Listen() {
         return h;
       },
       HttpServerOptionsFor(config.session));
-  http->set_index(&services->index());
+  http->set_index(&services->index(), services.get());
   return http->Listen(bind,
                       options.http_port.value_or(config.network.http_port));
 }
@@ -355,6 +400,7 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
   CFX_RETURN_IF_ERROR(s.Listen());
 
   s.pipeline->Start();
+  s.services->Start();
   s.thread = std::thread([&s] {
     pthread_setname_np(pthread_self(), "cfx-gateway");
     s.Run();

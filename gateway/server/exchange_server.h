@@ -48,8 +48,9 @@ struct ServerOptions {
 // Stop(). Used by the binary and by end-to-end tests.
 //
 // Thread: Start/Stop from one owning thread; the server runs a sequencer, a
-// matching and a gateway thread of its own. The gateway thread also feeds
-// the index and settlement (service_feed.h).
+// matching, a gateway and a service thread of its own; the gateway thread
+// feeds the index and settlement, which run on the service thread
+// (service_feed.h).
 class ExchangeServer {
  public:
   static Result<std::unique_ptr<ExchangeServer>> Start(

@@ -15,6 +15,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/margin_call_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/settlement_recovery_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc
+  ${CMAKE_CURRENT_LIST_DIR}/service_feed_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc)
 list(APPEND GATEWAY_TEST_LIBS
   cfx::gateway_server cfx::gateway_client cfx::gateway_pb cfx::index)
