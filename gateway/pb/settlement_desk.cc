@@ -364,7 +364,7 @@ SettlementDesk::Rerun SettlementDesk::RerunRequest(
   }
   r.submit = true;
   r.cmd.type = exchange::CommandType::kSettlementRerun;
-  r.cmd.target = static_cast<uint64_t>(*day);
+  r.cmd.set_settlement_date(*day);
   r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
   return r;
 }
@@ -433,8 +433,8 @@ SettlementDesk::Request SettlementDesk::Collateral(
   r.submit = true;
   r.cmd.type = exchange::CommandType::kCollateral;
   r.cmd.account = account->id;
-  r.cmd.quantity = exchange::Quantity{signed_micros};
-  r.cmd.target = 0;
+  r.cmd.set_amount(exchange::Amount{signed_micros});
+  r.cmd.set_settlement_date(0);  // a member's deposit or withdrawal
   r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
   return r;
 }
@@ -449,11 +449,11 @@ void SettlementDesk::Submitted(const Request& r, uint64_t session_id) {
 
 bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
                              w::CollateralAck* ack) {
-  // A settlement run's bookings (count = their date) are not requests.
-  const bool answer =
-      (e.type == exchange::EventType::kCollateralChanged && e.count == 0) ||
-      (e.type == exchange::EventType::kRejected &&
-       e.command == exchange::CommandType::kCollateral);
+  // A settlement run's bookings (dated) are not requests.
+  const bool answer = (e.type == exchange::EventType::kCollateralChanged &&
+                       e.settlement_date() == 0) ||
+                      (e.type == exchange::EventType::kRejected &&
+                       e.command == exchange::CommandType::kCollateral);
   if (!answer || pending_.empty()) return false;
   auto it = pending_.find(e.client_order_id.value);
   if (it == pending_.end() || it->second.account != e.account) return false;
@@ -464,7 +464,7 @@ bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
   ack->set_seq(e.seq.value);
   if (e.type == exchange::EventType::kCollateralChanged) {
     ack->set_accepted(true);
-    ack->set_collateral_after(AmountText(e.leaves.lots));
+    ack->set_collateral_after(AmountText(e.collateral().micros));
     return true;
   }
   const exchange::RejectCode code = e.reject_code();
