@@ -26,10 +26,10 @@ struct ContractInfo {
   uint32_t root = 0;  // margin group: 1 + the root's index
   int32_t month = 0;  // maturity: year x 12 + month - 1
   int64_t gpu_hours = 730;
-  int64_t tick = 100;             // price units
-  int64_t initial_reference = 0;  // price units
-  int64_t last_trading_day = 0;   // days since 1970-01-01
-  uint32_t grade = 0;             // index grade of the underlying
+  exchange::Price tick{100};
+  exchange::Price initial_reference;
+  int64_t last_trading_day = 0;  // days since 1970-01-01
+  uint32_t grade = 0;            // index grade of the underlying
   // Spot slots.
   int64_t gpu_hours_per_lot = 192;
 };

@@ -23,8 +23,8 @@ settlement::SettlementConfig BuildSettlementConfig(const ServerConfig& config) {
     const exchange::InstrumentConfig& ic =
         config.engine.instruments[info.id.value - 1];
     c.symbol = info.symbol;
-    c.tick = ic.tick.units;
-    c.initial_reference = ic.reference_price.units;
+    c.tick = ic.tick;
+    c.initial_reference = ic.reference_price;
     if (auto it = grade_index.find(info.grade); it != grade_index.end()) {
       c.grade = it->second;
     }

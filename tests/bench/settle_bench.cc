@@ -51,8 +51,8 @@ settlement::SettlementConfig MakeConfig(uint32_t accounts, uint32_t contracts) {
     i.symbol = "XB2S-" + std::to_string(k);
     i.root = 1;
     i.month = 2026 * 12 + 11 + static_cast<int32_t>(k - 1);
-    i.tick = kTick;
-    i.initial_reference = kCenter;
+    i.tick = exchange::Price{kTick};
+    i.initial_reference = exchange::Price{kCenter};
     i.last_trading_day = kDay1 + 400;  // none expires in the benchmark
   }
   c.ledger.account_member.assign(accounts + 1, 0);
