@@ -509,7 +509,8 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
   result.date = date;
   for (std::size_t a = 0; a < net.size(); ++a) {
     if (net[a] != 0)
-      result.bookings.emplace_back(static_cast<uint32_t>(a), net[a]);
+      result.bookings.emplace_back(static_cast<uint32_t>(a),
+                                   exchange::Amount{net[a]});
   }
   result.contracts = report.contracts;
   results[date] = result;

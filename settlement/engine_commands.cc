@@ -26,7 +26,7 @@ std::vector<exchange::Command> EngineCommands(const RunResult& result,
     exchange::Command cmd;
     cmd.type = exchange::CommandType::kCollateral;
     cmd.account = exchange::AccountId{account};
-    cmd.set_amount(exchange::Amount{amount});
+    cmd.set_amount(amount);
     cmd.set_settlement_date(result.date);
     out.push_back(cmd);
   }

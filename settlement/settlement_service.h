@@ -133,7 +133,7 @@ struct RunReport {
 // and each contract's new settlement price (engine margin and bands).
 struct RunResult {
   int64_t date = 0;
-  std::vector<std::pair<uint32_t, int64_t>> bookings;  // account, amount
+  std::vector<std::pair<uint32_t, exchange::Amount>> bookings;  // account
   std::vector<ContractSettlement> contracts;
 };
 
