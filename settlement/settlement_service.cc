@@ -51,12 +51,12 @@ void SettlementService::State::Init() {
   transferred.assign(accounts(), exchange::Amount{});
   for (std::size_t a = 1; a < accounts(); ++a) {
     if (a < config.opening_collateral.size() && MemberOf(uint32_t(a)) != 0 &&
-        config.opening_collateral[a] > 0) {
-      cash[a] = exchange::Amount{config.opening_collateral[a]};
+        config.opening_collateral[a].micros > 0) {
+      cash[a] = config.opening_collateral[a];
       Movement m;
       m.kind = MovementKind::kDeposit;
       m.account = static_cast<uint32_t>(a);
-      m.amount_micros = config.opening_collateral[a];
+      m.amount_micros = config.opening_collateral[a].micros;
       transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
     }
   }
@@ -64,7 +64,7 @@ void SettlementService::State::Init() {
 
 Status SettlementService::State::BookOpeningCollateral() {
   for (std::size_t a = 1; a < config.opening_collateral.size(); ++a) {
-    const int64_t amount = config.opening_collateral[a];
+    const int64_t amount = config.opening_collateral[a].micros;
     if (amount <= 0 || MemberOf(static_cast<uint32_t>(a)) == 0) continue;
     Movement m;
     m.date = 0;

@@ -48,7 +48,7 @@ struct SettlementConfig {
   std::vector<std::string> member_names;   // by member index; [0] unused
   // Opening collateral by account id, micro-dollars: booked once as a
   // deposit dated 1970-01-01 (ref 0) when the ledger does not have it.
-  std::vector<int64_t> opening_collateral;
+  std::vector<exchange::Amount> opening_collateral;
 };
 
 // The index print a final settlement reads, and where it reads it: the

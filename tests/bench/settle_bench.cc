@@ -57,11 +57,11 @@ settlement::SettlementConfig MakeConfig(uint32_t accounts, uint32_t contracts) {
   }
   c.ledger.account_member.assign(accounts + 1, 0);
   c.account_names.assign(accounts + 1, "");
-  c.opening_collateral.assign(accounts + 1, 0);
+  c.opening_collateral.assign(accounts + 1, exchange::Amount{});
   for (uint32_t a = 1; a <= accounts; ++a) {
     c.ledger.account_member[a] = 1 + a % kMembers;
     c.account_names[a] = "ACC-" + std::to_string(a);
-    c.opening_collateral[a] = int64_t{10'000'000} * 1'000'000;
+    c.opening_collateral[a] = exchange::Amount{int64_t{10'000'000} * 1'000'000};
   }
   c.member_names.push_back("");
   for (uint32_t m = 1; m <= kMembers; ++m) {
