@@ -43,7 +43,7 @@ int Sequencer::DoWork() {
     while (now.nanos >= next_fixing_ns_ && batch_.size() < options_.max_batch) {
       Command f;
       f.type = CommandType::kIndexFixing;
-      f.target = static_cast<uint64_t>(next_fixing_ns_ / kDay);
+      f.set_fixing_day(next_fixing_ns_ / kDay);
       batch_.push_back(f);
       next_fixing_ns_ += kDay;
     }
@@ -121,7 +121,7 @@ int Sequencer::DoWork() {
     payloads_.assign(batch_.size(), std::string_view());
     for (std::size_t i = 0; i < batch_.size(); ++i) {
       if (batch_[i].type == CommandType::kReferenceData && arena_ != nullptr) {
-        payloads_[i] = arena_->Get(batch_[i].target);
+        payloads_[i] = arena_->Get(batch_[i].payload_slot());
       }
     }
   }
@@ -129,7 +129,9 @@ int Sequencer::DoWork() {
                                     with_payloads ? payloads_.data() : nullptr);
   if (with_payloads && arena_ != nullptr) {
     for (const Command& c : batch_) {
-      if (c.type == CommandType::kReferenceData) arena_->Release(c.target);
+      if (c.type == CommandType::kReferenceData) {
+        arena_->Release(c.payload_slot());
+      }
     }
   }
   if (!st.ok()) {
@@ -164,7 +166,7 @@ void Sequencer::ReconcileSpot(int64_t today) {
         Command l;
         l.type = CommandType::kListInstrument;
         l.instrument = InstrumentId{id};
-        l.target = static_cast<uint64_t>(d);
+        l.set_delivery_day(d);
         batch_.push_back(l);
         sp.slot_day[id] = d;
         sp.slot_live[id] = 1;

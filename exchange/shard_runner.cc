@@ -52,8 +52,9 @@ int ShardRunner::DoWork() {
     if (with_payload) {
       if (m > 1) engine_.ApplyBatch(chunk_, m - 1, sink_);
       const Command& c = chunk_[m - 1];
-      engine_.Apply(c, arena_ != nullptr ? arena_->Get(c.target) : "", sink_);
-      if (arena_ != nullptr) arena_->Release(c.target);
+      engine_.Apply(c, arena_ != nullptr ? arena_->Get(c.payload_slot()) : "",
+                    sink_);
+      if (arena_ != nullptr) arena_->Release(c.payload_slot());
     } else {
       engine_.ApplyBatch(chunk_, m, sink_);
     }

@@ -249,7 +249,7 @@ struct IndexService::State {
     t.buyer = Firm(buyer);
     t.seller_group = Group(seller);
     t.buyer_group = Group(buyer);
-    t.seller_milli_tokens = e.count;
+    t.seller_milli_tokens = e.seller_milli_tokens();
     AddTrade(g1 - 1, t);
     dirty_trades.push_back({g1 - 1, t.trade_id});
     dirty = true;
@@ -418,7 +418,7 @@ void IndexService::OnEvent(const Event& e) {
       s.OnBust(e);
       break;
     case EventType::kIndexFixing:
-      s.Fix(static_cast<int64_t>(e.count));
+      s.Fix(e.fixing_day());
       break;
     default:
       break;

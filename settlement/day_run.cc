@@ -201,8 +201,9 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       const ContractInfo& c = config.instruments[i];
       const FutureState& f = futures[i];
       DspInput d;
-      d.tick = c.tick;
-      d.prior = f.settle.units != 0 ? f.settle.units : c.initial_reference;
+      d.tick = c.tick.units;
+      d.prior =
+          f.settle.units != 0 ? f.settle.units : c.initial_reference.units;
       const auto b = std::lower_bound(close.books.begin(), close.books.end(), i,
                                       [](const DayClose::Book& x, uint32_t id) {
                                         return x.instrument < id;
@@ -508,7 +509,8 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
   result.date = date;
   for (std::size_t a = 0; a < net.size(); ++a) {
     if (net[a] != 0)
-      result.bookings.emplace_back(static_cast<uint32_t>(a), net[a]);
+      result.bookings.emplace_back(static_cast<uint32_t>(a),
+                                   exchange::Amount{net[a]});
   }
   result.contracts = report.contracts;
   results[date] = result;

@@ -26,8 +26,8 @@ std::vector<exchange::Command> EngineCommands(const RunResult& result,
     exchange::Command cmd;
     cmd.type = exchange::CommandType::kCollateral;
     cmd.account = exchange::AccountId{account};
-    cmd.quantity = exchange::Quantity{amount};
-    cmd.target = static_cast<uint64_t>(result.date);
+    cmd.set_amount(amount);
+    cmd.set_settlement_date(result.date);
     out.push_back(cmd);
   }
   return out;

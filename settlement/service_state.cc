@@ -451,7 +451,7 @@ std::string EncodeDay(const RunReport& report, const RunResult& result) {
   w.Put<uint32_t>(static_cast<uint32_t>(result.bookings.size()));
   for (const auto& [account, amount] : result.bookings) {
     w.Put<uint32_t>(account);
-    w.Put<int64_t>(amount);
+    w.Put<int64_t>(amount.micros);
   }
   return out;
 }
@@ -517,7 +517,7 @@ Status DecodeDay(std::string_view in, RunReport* report, RunResult* result) {
   result->bookings.resize(bookings);
   for (auto& [account, amount] : result->bookings) {
     account = r.Get<uint32_t>();
-    amount = r.Get<int64_t>();
+    amount = exchange::Amount{r.Get<int64_t>()};
   }
   if (!r.ok() || r.remaining() != 0) return bad("the end of the record");
   return Status::Ok();

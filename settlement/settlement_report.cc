@@ -26,7 +26,7 @@ std::string SettlementPriceText(const SettlementConfig& config,
 std::string TickPriceText(const SettlementConfig& config, uint32_t instrument,
                           int64_t price) {
   const int64_t tick = instrument < config.instruments.size()
-                           ? config.instruments[instrument].tick
+                           ? config.instruments[instrument].tick.units
                            : 0;
   return exchange::FormatPrice(exchange::Price{price}, exchange::Price{tick});
 }

@@ -51,12 +51,12 @@ void SettlementService::State::Init() {
   transferred.assign(accounts(), exchange::Amount{});
   for (std::size_t a = 1; a < accounts(); ++a) {
     if (a < config.opening_collateral.size() && MemberOf(uint32_t(a)) != 0 &&
-        config.opening_collateral[a] > 0) {
-      cash[a] = exchange::Amount{config.opening_collateral[a]};
+        config.opening_collateral[a].micros > 0) {
+      cash[a] = config.opening_collateral[a];
       Movement m;
       m.kind = MovementKind::kDeposit;
       m.account = static_cast<uint32_t>(a);
-      m.amount_micros = config.opening_collateral[a];
+      m.amount_micros = config.opening_collateral[a].micros;
       transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
     }
   }
@@ -64,7 +64,7 @@ void SettlementService::State::Init() {
 
 Status SettlementService::State::BookOpeningCollateral() {
   for (std::size_t a = 1; a < config.opening_collateral.size(); ++a) {
-    const int64_t amount = config.opening_collateral[a];
+    const int64_t amount = config.opening_collateral[a].micros;
     if (amount <= 0 || MemberOf(static_cast<uint32_t>(a)) == 0) continue;
     Movement m;
     m.date = 0;
@@ -137,20 +137,21 @@ void SettlementService::State::OnBookLevel(const Event& e) {
 }
 
 void SettlementService::State::OnTransfer(const Event& e) {
-  // A member's deposit or withdrawal (count 0); settlement bookings are
-  // the ledger's already.
-  if (e.count != 0) {
-    applied_dates.insert(e.count);
+  // A member's deposit or withdrawal (settlement date 0); settlement
+  // bookings are the ledger's already.
+  if (e.settlement_date() != 0) {
+    applied_dates.insert(e.settlement_date());
     return;
   }
-  if (e.quantity.lots == 0) return;
+  const exchange::Amount amount = e.amount();
+  if (amount.micros == 0) return;
   Movement m;
   m.date = e.ts.nanos / kNanosPerDay;
   m.kind =
-      e.quantity.lots > 0 ? MovementKind::kDeposit : MovementKind::kWithdrawal;
+      amount.micros > 0 ? MovementKind::kDeposit : MovementKind::kWithdrawal;
   m.account = e.account.value;
   m.ref = e.seq.value;
-  m.amount_micros = e.quantity.lots;
+  m.amount_micros = amount.micros;
   if (m.account < cash.size()) {
     cash[m.account].micros += m.amount_micros;
     transferred[m.account].micros += m.amount_micros;
@@ -284,7 +285,7 @@ void SettlementService::OnEvent(const Event& e) {
       break;
     case EventType::kInstrumentListed:
       if (e.instrument.value < s.spot_delivery_day.size()) {
-        s.spot_delivery_day[e.instrument.value] = e.count;
+        s.spot_delivery_day[e.instrument.value] = e.delivery_day();
       }
       break;
     case EventType::kTradeBusted: {
@@ -298,7 +299,7 @@ void SettlementService::OnEvent(const Event& e) {
       s.OnTransfer(e);
       break;
     case EventType::kIndexFixing: {
-      const int64_t day = e.count;
+      const int64_t day = e.fixing_day();
       if (!s.config.calendar.IsBusinessDay(day) || s.reports.count(day) != 0 ||
           s.waiting.count(day) != 0) {
         break;
@@ -316,7 +317,7 @@ void SettlementService::OnEvent(const Event& e) {
       break;
     }
     case EventType::kSettlementRerun:
-      s.Rerun(static_cast<int64_t>(e.count));
+      s.Rerun(e.settlement_date());
       break;
     default:
       break;

@@ -26,10 +26,10 @@ struct ContractInfo {
   uint32_t root = 0;  // margin group: 1 + the root's index
   int32_t month = 0;  // maturity: year x 12 + month - 1
   int64_t gpu_hours = 730;
-  int64_t tick = 100;             // price units
-  int64_t initial_reference = 0;  // price units
-  int64_t last_trading_day = 0;   // days since 1970-01-01
-  uint32_t grade = 0;             // index grade of the underlying
+  exchange::Price tick{100};
+  exchange::Price initial_reference;
+  int64_t last_trading_day = 0;  // days since 1970-01-01
+  uint32_t grade = 0;            // index grade of the underlying
   // Spot slots.
   int64_t gpu_hours_per_lot = 192;
 };
@@ -48,7 +48,7 @@ struct SettlementConfig {
   std::vector<std::string> member_names;   // by member index; [0] unused
   // Opening collateral by account id, micro-dollars: booked once as a
   // deposit dated 1970-01-01 (ref 0) when the ledger does not have it.
-  std::vector<int64_t> opening_collateral;
+  std::vector<exchange::Amount> opening_collateral;
 };
 
 // The index print a final settlement reads, and where it reads it: the
@@ -133,7 +133,7 @@ struct RunReport {
 // and each contract's new settlement price (engine margin and bands).
 struct RunResult {
   int64_t date = 0;
-  std::vector<std::pair<uint32_t, int64_t>> bookings;  // account, amount
+  std::vector<std::pair<uint32_t, exchange::Amount>> bookings;  // account
   std::vector<ContractSettlement> contracts;
 };
 

@@ -90,19 +90,47 @@ struct Command {
   AccountId account;
   InstrumentId instrument;
   ClientOrderId client_order_id;
-  // kCancel, kReplace: the target order id; kNewOrder with kGtd: the
-  // expire time. One slot keeps Command within a cache line; use the
-  // accessors below.
+  // One slot with a meaning per type (see above): one slot keeps Command
+  // within a cache line; use the accessors below.
   uint64_t target = 0;
   Price price;
   Quantity quantity;
 
+  // Fields that carry another meaning for some types, by name. Days are days
+  // since 1970-01-01; a value of target >= 2^63 reads as a negative day.
+  // kCancel, kReplace: the order the command names (target).
   OrderId order_id() const { return OrderId{target}; }
   void set_order_id(OrderId id) { target = id.value; }
+  // kNewOrder with kGtd: the expire time (target).
   Timestamp expire_time() const {
     return Timestamp{static_cast<int64_t>(target)};
   }
   void set_expire_time(Timestamp t) { target = static_cast<uint64_t>(t.nanos); }
+  // kListInstrument: the delivery day (target).
+  int64_t delivery_day() const { return static_cast<int64_t>(target); }
+  void set_delivery_day(int64_t day) { target = static_cast<uint64_t>(day); }
+  // kIndexFixing: the fixing's day (target).
+  int64_t fixing_day() const { return static_cast<int64_t>(target); }
+  void set_fixing_day(int64_t day) { target = static_cast<uint64_t>(day); }
+  // kCollateral (0 for a member's deposit or withdrawal), kSettlementRerun:
+  // the settlement business date (target).
+  int64_t settlement_date() const { return static_cast<int64_t>(target); }
+  void set_settlement_date(int64_t date) {
+    target = static_cast<uint64_t>(date);
+  }
+  // kReportFailure: the trade reported (target).
+  TradeId trade_id() const { return TradeId{target}; }
+  void set_trade_id(TradeId id) { target = id.value; }
+  // kReferenceData, live only: the payload's slot in the PayloadArena
+  // (target).
+  uint64_t payload_slot() const { return target; }
+  void set_payload_slot(uint64_t slot) { target = slot; }
+  // kCollateral: the signed amount in micro-dollars (quantity).
+  Amount amount() const { return Amount{quantity.lots}; }
+  void set_amount(Amount a) { quantity = Quantity{a.micros}; }
+  // kReferenceData: the payload's length in bytes (quantity).
+  int64_t payload_size() const { return quantity.lots; }
+  void set_payload_size(int64_t n) { quantity = Quantity{n}; }
 };
 
 static_assert(std::is_trivially_copyable_v<Command>);

@@ -464,7 +464,7 @@ void Apply::ListInstrument() {
     return Reject(RejectCode::kInvalidListing);
   }
   // 9999-12-31 is day 2,932,896.
-  const auto day = static_cast<int64_t>(c.target);
+  const int64_t day = c.delivery_day();
   if (day <= 0 || day > 2'932'896) return Reject(RejectCode::kInvalidListing);
   // Price 0: the slot's reference, the configured initial reference until
   // the grade's index fixes, then the latest fixing (DESIGN.md §2), which
@@ -496,22 +496,24 @@ void Apply::ListInstrument() {
 
 void Apply::IndexFixing() {
   const Command& c = *s_.cmd;
-  const uint64_t day = c.target;
-  if (day == 0 || day > 2'932'896) {
+  // 9999-12-31 is day 2,932,896.
+  const int64_t day = c.fixing_day();
+  if (day <= 0 || day > 2'932'896) {
     return Reject(RejectCode::kInvalidFixingDay);
   }
   Event& e = Base(EventType::kIndexFixing);
-  e.set_fixing_day(static_cast<int64_t>(day));
+  e.set_fixing_day(day);
 }
 
 void Apply::SettlementRerun() {
   const Command& c = *s_.cmd;
   // 9999-12-31 is day 2,932,896.
-  if (c.target == 0 || c.target > 2'932'896) {
+  const int64_t date = c.settlement_date();
+  if (date <= 0 || date > 2'932'896) {
     return Reject(RejectCode::kInvalidSettlementDate);
   }
   Event& e = Base(EventType::kSettlementRerun);
-  e.set_settlement_date(static_cast<int64_t>(c.target));
+  e.set_settlement_date(date);
   e.client_order_id = c.client_order_id;
 }
 

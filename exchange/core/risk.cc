@@ -82,11 +82,13 @@ int64_t Apply::MarginRequirement(AccountId a) {
 void Apply::Collateral() {
   const Command& c = *s_.cmd;
   if (!AccountKnown(c.account)) return Reject(RejectCode::kUnknownAccount);
-  const int64_t amount = c.quantity.lots;
+  const int64_t amount = c.amount().micros;
   if (amount == 0) return Reject(RejectCode::kInvalidAmount);
   // 9999-12-31 is day 2,932,896.
-  if (c.target > 2'932'896) return Reject(RejectCode::kInvalidSettlementDate);
-  const auto date = static_cast<int64_t>(c.target);
+  const int64_t date = c.settlement_date();
+  if (date < 0 || date > 2'932'896) {
+    return Reject(RejectCode::kInvalidSettlementDate);
+  }
   internal::AccountRow& a = s_.accounts[c.account.value];
   if (date != 0 && date <= a.settled_date) {
     return Reject(RejectCode::kAlreadySettled);

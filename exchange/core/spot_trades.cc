@@ -12,7 +12,7 @@ namespace internal {
 
 void Apply::ReportFailure() {
   const Command& c = *s_.cmd;
-  const uint64_t id = c.target;
+  const uint64_t id = c.trade_id().value;
   auto it = std::lower_bound(
       s_.spot_trades.begin(), s_.spot_trades.end(), id,
       [](const internal::SpotTrade& t, uint64_t v) { return t.trade_id < v; });

@@ -114,9 +114,6 @@ bool ParseYearMonth(std::string_view s, int* year, int* month);
 // "HH:MM", 00:00-23:59, as seconds after midnight.
 bool ParseHourMinute(std::string_view s, int64_t* seconds);
 
-// A price in USD with 2 to 4 decimals, e.g. "5.80".
-std::string FormatPrice(exchange::Price p);
-
 // Builds a ServerConfig from a parsed ExchangeConfig, checking everything.
 class Builder {
  public:

@@ -2,6 +2,7 @@
 // contracts.
 #include <cstdio>
 
+#include "exchange/text_format.h"
 #include "gateway/config/config_builder.h"
 #include "gateway/config/instrument_table.h"
 
@@ -112,17 +113,17 @@ Status Builder::BuildFutures() {
     ic.reference_price = grade.initial_reference;
     if (ic.reference_price.units % ic.tick.units != 0) {
       return Error(path.Field("tick"),
-                   FormatPrice(ic.tick) +
+                   exchange::FormatPriceShort(ic.tick) +
                        " does not divide the initial_reference " +
-                       FormatPrice(ic.reference_price) + " of grade " +
-                       Quote(grade.name));
+                       exchange::FormatPriceShort(ic.reference_price) +
+                       " of grade " + Quote(grade.name));
     }
     if (ic.reference_price > ic.max_price) {
       return Error(path.Field("max_price"),
-                   FormatPrice(ic.max_price) +
+                   exchange::FormatPriceShort(ic.max_price) +
                        " is below the initial_reference " +
-                       FormatPrice(ic.reference_price) + " of grade " +
-                       Quote(grade.name));
+                       exchange::FormatPriceShort(ic.reference_price) +
+                       " of grade " + Quote(grade.name));
     }
     CFX_RETURN_IF_ERROR(OrderBounds(path, f, &ic));
     ic.position_limit = exchange::Quantity{f.position_limit()};
@@ -180,8 +181,9 @@ Status Builder::MaxPrice(const FieldPath& path, const std::string& text,
   }
   if (ic->max_price.units % ic->tick.units != 0) {
     return Error(path.Field("max_price"),
-                 FormatPrice(ic->max_price) +
-                     " is not a multiple of the tick " + FormatPrice(ic->tick));
+                 exchange::FormatPriceShort(ic->max_price) +
+                     " is not a multiple of the tick " +
+                     exchange::FormatPriceShort(ic->tick));
   }
   return Status::Ok();
 }

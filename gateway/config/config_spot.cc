@@ -2,6 +2,7 @@
 // and provider firms.
 #include <map>
 
+#include "exchange/text_format.h"
 #include "gateway/config/config_builder.h"
 
 namespace cfx::gateway::config_internal {
@@ -40,9 +41,9 @@ Status Builder::BuildSpot() {
     if (ic.reference_price.units % ic.tick.units != 0 ||
         ic.reference_price > ic.max_price) {
       return Error(Root().Field("grades", g).Field("initial_reference"),
-                   FormatPrice(ic.reference_price) +
+                   exchange::FormatPriceShort(ic.reference_price) +
                        " is not a spot price on the $0.01 tick up to " +
-                       FormatPrice(ic.max_price));
+                       exchange::FormatPriceShort(ic.max_price));
     }
     out.first_slot.push_back(exchange::InstrumentId{
         static_cast<uint32_t>(out_.instruments.size() + 1)});

@@ -60,23 +60,6 @@ bool ParseHourMinute(std::string_view s, int64_t* seconds) {
   return true;
 }
 
-namespace {
-
-std::string FormatUsd(int64_t units, int decimals) {
-  int64_t scale = 1;
-  for (int i = 0; i < decimals; ++i) scale *= 10;
-  std::string frac = std::to_string(units % scale);
-  frac.insert(0, static_cast<size_t>(decimals) - frac.size(), '0');
-  while (frac.size() > 2 && frac.back() == '0') frac.pop_back();
-  return std::to_string(units / scale) + "." + frac;
-}
-
-}  // namespace
-
-std::string FormatPrice(exchange::Price p) {
-  return FormatUsd(p.units, kPriceDecimals);
-}
-
 Result<ServerConfig> Builder::Build() {
   CFX_RETURN_IF_ERROR(BuildNetwork());
   CFX_RETURN_IF_ERROR(BuildClock());

@@ -32,7 +32,7 @@ void InstrumentTable::OnEvent(const exchange::Event& e) {
     const auto it = by_symbol_.find(info.symbol);
     if (it != by_symbol_.end() && it->second == id) by_symbol_.erase(it);
   }
-  const int64_t day = e.count;
+  const int64_t day = e.delivery_day();
   info.symbol = SpotSymbol(info.grade, day);
   info.delivery_date = FormatDay(day);
   // Trading stops at 00:00 UTC of the delivery day.

@@ -139,39 +139,6 @@ void ServerConfig::RebuildIndex() {
 // ---------------------------------------------------------------------------
 // Helpers.
 
-namespace internal {
-
-std::optional<int64_t> ParseFixedDecimal(std::string_view text, int decimals) {
-  if (decimals < 0 || decimals > 9) return std::nullopt;
-  const size_t dot = text.find('.');
-  const std::string_view whole = text.substr(0, dot);
-  const std::string_view frac =
-      dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
-  if (whole.empty()) return std::nullopt;
-  if (dot != std::string_view::npos &&
-      (frac.empty() || frac.size() > static_cast<size_t>(decimals))) {
-    return std::nullopt;
-  }
-  int64_t value = 0;
-  auto push = [&value](char c) {
-    if (c < '0' || c > '9') return false;
-    return !__builtin_mul_overflow(value, int64_t{10}, &value) &&
-           !__builtin_add_overflow(value, int64_t{c - '0'}, &value);
-  };
-  for (char c : whole) {
-    if (!push(c)) return std::nullopt;
-  }
-  for (char c : frac) {
-    if (!push(c)) return std::nullopt;
-  }
-  for (size_t i = frac.size(); i < static_cast<size_t>(decimals); ++i) {
-    if (!push('0')) return std::nullopt;
-  }
-  return value;
-}
-
-}  // namespace internal
-
 namespace {
 
 namespace pb = ::cfx::config::v1;

@@ -15,6 +15,7 @@
 #include "exchange/core/reference/reference_payload.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
+#include "exchange/text_format.h"
 #include "settlement/rules.h"
 
 namespace cfx::gateway {
@@ -255,11 +256,9 @@ Result<ServerConfig> DefaultServerConfig();
 namespace internal {
 
 // Parses an unsigned decimal ("5", "5.8", "10000000.00") exactly into
-// integer units of 10^-decimals: ParseFixedDecimal("5.80", 4) == 58'000.
-// nullopt on an empty string, a sign, exponent, blank, a missing digit on
-// either side of the point, more than `decimals` fraction digits, or
-// overflow. REQUIRES: 0 <= decimals <= 9.
-std::optional<int64_t> ParseFixedDecimal(std::string_view text, int decimals);
+// integer units of 10^-decimals: ParseFixedDecimal("5.80", 4) == 58'000
+// (exchange/text_format.h, the one decimal reader).
+using exchange::ParseFixedDecimal;
 
 // Days since 1970-01-01 of a proleptic Gregorian date.
 using exchange::DaysFromCivil;

@@ -23,8 +23,8 @@ settlement::SettlementConfig BuildSettlementConfig(const ServerConfig& config) {
     const exchange::InstrumentConfig& ic =
         config.engine.instruments[info.id.value - 1];
     c.symbol = info.symbol;
-    c.tick = ic.tick.units;
-    c.initial_reference = ic.reference_price.units;
+    c.tick = ic.tick;
+    c.initial_reference = ic.reference_price;
     if (auto it = grade_index.find(info.grade); it != grade_index.end()) {
       c.grade = it->second;
     }
@@ -55,10 +55,10 @@ settlement::SettlementConfig BuildSettlementConfig(const ServerConfig& config) {
   const std::size_t n = config.accounts.size() + 1;
   out.ledger.account_member.assign(n, 0);
   out.account_names.assign(n, "");
-  out.opening_collateral.assign(n, 0);
+  out.opening_collateral.assign(n, exchange::Amount{});
   for (const AccountInfo& a : config.accounts) {
     out.account_names[a.id.value] = a.name;
-    out.opening_collateral[a.id.value] = a.collateral.micros;
+    out.opening_collateral[a.id.value] = a.collateral;
     if (auto it = members.find(a.clearing_member); it != members.end()) {
       out.ledger.account_member[a.id.value] = it->second;
     }

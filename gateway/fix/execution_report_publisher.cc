@@ -279,8 +279,7 @@ void FixGateway::OnRejected(const Event& e) {
   // Name the requirement a spot sell misses (docs/matching.md).
   if (e.reject_code() == RejectCode::kGradeNotEligible) {
     reason += ": ";
-    reason +=
-        exchange::EligibilityName(static_cast<exchange::Eligibility>(e.count));
+    reason += exchange::EligibilityName(e.missing_eligibility());
   }
   if (e.command == CommandType::kNewOrder) {
     OnNewOrderRejected(e, reason);

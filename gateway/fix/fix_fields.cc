@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "exchange/core/money.h"
+#include "exchange/text_format.h"
 #include "gateway/fix/fix_tags.h"
 
 namespace cfx::gateway::fix {
@@ -144,25 +145,14 @@ uint64_t ClientOrderIdForClOrdId(std::string_view text) {
 }
 
 std::optional<int64_t> ParseFixPrice(std::string_view text) {
-  const std::size_t dot = text.find('.');
-  const std::string_view whole = text.substr(0, dot);
-  if (!IsDigits(whole) || whole.size() > 14) return std::nullopt;
-  std::string_view frac;
-  if (dot != std::string_view::npos) {
-    frac = text.substr(dot + 1);
-    if (!IsDigits(frac)) return std::nullopt;
-    // Trailing zeros beyond 4 places carry no value ("5.800000").
-    while (frac.size() > 4 && frac.back() == '0') frac.remove_suffix(1);
-    if (frac.size() > 4) return std::nullopt;
-  }
-  int64_t v =
-      static_cast<int64_t>(*ParseU64(whole)) * exchange::kPriceUnitsPerUsd;
-  int64_t scale = exchange::kPriceUnitsPerUsd / 10;
-  for (char c : frac) {
-    v += (c - '0') * scale;
-    scale /= 10;
-  }
-  return v;
+  // Trailing zeros beyond 4 places carry no value ("5.800000"); 14 whole
+  // digits at most.
+  const exchange::ParsedDecimal d = exchange::ParseDecimal(
+      text, exchange::DecimalSyntax{.decimals = 4,
+                                    .zeros_beyond_decimals = true,
+                                    .max_whole_digits = 14});
+  if (!d.ok()) return std::nullopt;
+  return d.value;
 }
 
 std::optional<int64_t> ParseFixQuantity(std::string_view text) {
@@ -189,15 +179,7 @@ std::string FormatAvgPx(Int128 notional, int64_t lots) {
   Int128 q = num / lots;
   const Int128 r = num % lots;
   if (2 * r > lots || (2 * r == lots && (q & 1) != 0)) ++q;
-  const int64_t micros = static_cast<int64_t>(q);
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%lld.%06lld",
-                static_cast<long long>(micros / 1'000'000),
-                static_cast<long long>(micros % 1'000'000));
-  std::string s = buf;
-  while (s.back() == '0') s.pop_back();
-  if (s.back() == '.') s.pop_back();
-  return s;
+  return exchange::FormatMicros(static_cast<int64_t>(q), 0);
 }
 
 std::string FormatFixTime(exchange::Timestamp t) {

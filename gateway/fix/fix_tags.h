@@ -1,11 +1,12 @@
 #pragma once
 
-// Named FIX tag numbers used by the FIX gateway: the FIX 4.4 standard tags
-// under their standard names, and the exchange's user-defined tags (58xx)
-// under the names of its data dictionary (gateway/fix/spec/CFX-FIX44.xml,
-// docs/fix.md); then the values of MsgType(35), ExecType(150), OrdStatus(39)
-// and the reject reasons.
-// Plain constants, so that both the C++20 gateway and the C++14 QuickFIX island
+// Named FIX tag numbers used by the FIX gateway and by the cfx tool's FIX
+// initiator (gateway/tools/cli/fix_initiator.h): the FIX 4.4 standard tags
+// (session-level and application) under their standard names, and the
+// exchange's user-defined tags (58xx) under the names of its data dictionary
+// (gateway/fix/spec/CFX-FIX44.xml, docs/fix.md); then the values of
+// MsgType(35), ExecType(150), OrdStatus(39) and the reject reasons. Plain
+// constants, so that both the C++20 gateway and the C++14 QuickFIX island
 // (STYLE.md §10) can include this header.
 namespace cfx {
 namespace gateway {
@@ -15,6 +16,10 @@ namespace tag {
 // FIX 4.4 standard tags.
 constexpr int kAccount = 1;
 constexpr int kAvgPx = 6;
+constexpr int kBeginSeqNo = 7;
+constexpr int kBeginString = 8;
+constexpr int kBodyLength = 9;
+constexpr int kCheckSum = 10;
 constexpr int kClOrdID = 11;
 constexpr int kCumQty = 14;
 constexpr int kCurrency = 15;
@@ -22,21 +27,34 @@ constexpr int kExecID = 17;
 constexpr int kExecInst = 18;
 constexpr int kLastPx = 31;
 constexpr int kLastQty = 32;
+constexpr int kMsgSeqNum = 34;
+constexpr int kMsgType = 35;
+constexpr int kNewSeqNo = 36;
 constexpr int kOrderID = 37;
 constexpr int kOrderQty = 38;
 constexpr int kOrdStatus = 39;
 constexpr int kOrdType = 40;
 constexpr int kOrigClOrdID = 41;
+constexpr int kPossDupFlag = 43;
 constexpr int kPrice = 44;
 constexpr int kRefSeqNum = 45;
+constexpr int kSenderCompID = 49;
+constexpr int kSendingTime = 52;
 constexpr int kSide = 54;
 constexpr int kSymbol = 55;
+constexpr int kTargetCompID = 56;
 constexpr int kText = 58;
 constexpr int kTimeInForce = 59;
 constexpr int kTransactTime = 60;
+constexpr int kEncryptMethod = 98;
 constexpr int kCxlRejReason = 102;
 constexpr int kOrdRejReason = 103;
+constexpr int kHeartBtInt = 108;
+constexpr int kTestReqID = 112;
+constexpr int kOrigSendingTime = 122;
+constexpr int kGapFillFlag = 123;
 constexpr int kExpireTime = 126;
+constexpr int kResetSeqNumFlag = 141;
 constexpr int kNoRelatedSym = 146;
 constexpr int kExecType = 150;
 constexpr int kLeavesQty = 151;
@@ -71,6 +89,8 @@ constexpr int kMassCancelResponse = 531;
 constexpr int kMassCancelRejectReason = 532;
 constexpr int kTotalAffectedOrders = 533;
 constexpr int kMaturityDate = 541;
+constexpr int kUsername = 553;
+constexpr int kPassword = 554;
 constexpr int kSecurityListRequestType = 559;
 constexpr int kSecurityRequestResult = 560;
 constexpr int kAccountType = 581;
@@ -136,6 +156,15 @@ constexpr int kCfxMarginCallStatus = 5836;
 // MsgType(35) values: the messages of the dictionary the gateway reads or
 // writes.
 namespace msg_type {
+// Session level.
+constexpr const char* kHeartbeat = "0";
+constexpr const char* kTestRequest = "1";
+constexpr const char* kResendRequest = "2";
+constexpr const char* kReject = "3";
+constexpr const char* kSequenceReset = "4";
+constexpr const char* kLogout = "5";
+constexpr const char* kLogon = "A";
+// Application level.
 constexpr const char* kNewOrderSingle = "D";
 constexpr const char* kOrderCancelRequest = "F";
 constexpr const char* kOrderCancelReplaceRequest = "G";
@@ -160,6 +189,27 @@ constexpr const char* kCollateralInquiry = "BB";
 constexpr const char* kCollateralInquiryAck = "BG";
 constexpr const char* kCollateralReport = "BA";
 }  // namespace msg_type
+
+// Side(54) values.
+namespace side {
+constexpr char kBuy = '1';
+constexpr char kSell = '2';
+}  // namespace side
+
+// OrdType(40) values.
+namespace ord_type {
+constexpr char kMarket = '1';
+constexpr char kLimit = '2';
+}  // namespace ord_type
+
+// TimeInForce(59) values.
+namespace time_in_force {
+constexpr char kDay = '0';
+constexpr char kGoodTillCancel = '1';
+constexpr char kImmediateOrCancel = '3';
+constexpr char kFillOrKill = '4';
+constexpr char kGoodTillDate = '6';
+}  // namespace time_in_force
 
 // ExecType(150) values.
 namespace exec_type {

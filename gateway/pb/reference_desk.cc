@@ -76,8 +76,8 @@ ReferenceDesk::Request ReferenceDesk::Command(uint64_t request_id,
   r.cmd.type = exchange::CommandType::kReferenceData;
   r.cmd.account = user.account;
   r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
-  r.cmd.target = static_cast<uint64_t>(slot);
-  r.cmd.quantity = exchange::Quantity{static_cast<int64_t>(payload.size())};
+  r.cmd.set_payload_slot(static_cast<uint64_t>(slot));
+  r.cmd.set_payload_size(static_cast<int64_t>(payload.size()));
   building_ = Pending{};
   building_.request_id = request_id;
   building_.payload = std::move(payload);
@@ -218,7 +218,7 @@ ReferenceDesk::Request ReferenceDesk::SpotFailure(
   r.ack.set_request_id(m.request_id());
   r.cmd.type = exchange::CommandType::kReportFailure;
   r.cmd.account = user.account;
-  r.cmd.target = m.trade_id();
+  r.cmd.set_trade_id(exchange::TradeId{m.trade_id()});
   r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
   building_ = Pending{};
   building_.request_id = m.request_id();
@@ -237,8 +237,8 @@ void ReferenceDesk::Abandon(const Request& r) {
   building_ = Pending{};
   if (r.cmd.type == exchange::CommandType::kReferenceData &&
       arena_ != nullptr) {
-    arena_->Release(r.cmd.target);
-    arena_->Release(r.cmd.target);
+    arena_->Release(r.cmd.payload_slot());
+    arena_->Release(r.cmd.payload_slot());
   }
 }
 

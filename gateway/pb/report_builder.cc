@@ -115,8 +115,7 @@ void ReportBuilder::Rejected(const Event& e, const EmitFn& emit) {
   // Name the requirement a spot sell misses (docs/matching.md).
   if (e.reject_code() == exchange::RejectCode::kGradeNotEligible) {
     text += ": ";
-    text +=
-        exchange::EligibilityName(static_cast<exchange::Eligibility>(e.count));
+    text += exchange::EligibilityName(e.missing_eligibility());
   }
   envelope_.Clear();
   if (e.command == exchange::CommandType::kNewOrder) {

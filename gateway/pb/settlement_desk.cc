@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "exchange/core/reject_code.h"
+#include "exchange/text_format.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/pb/index_desk.h"
 #include "gateway/session/visibility.h"
@@ -19,39 +20,9 @@ namespace w = cfx::wire::v1;
 namespace internal {
 
 std::optional<int64_t> ParseAmountMicros(std::string_view text) {
-  constexpr int kMaxDecimals = 6;
-  const std::size_t point = text.find('.');
-  const std::string_view whole = text.substr(0, point);
-  const std::string_view fraction = point == std::string_view::npos
-                                        ? std::string_view()
-                                        : text.substr(point + 1);
-  const auto digits = [](std::string_view s) {
-    return std::all_of(s.begin(), s.end(),
-                       [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (whole.empty() || !digits(whole) || !digits(fraction)) return std::nullopt;
-  if (point != std::string_view::npos &&
-      (fraction.empty() || fraction.size() > kMaxDecimals)) {
-    return std::nullopt;
-  }
-  // Exact in unsigned 64 bits until it passes INT64_MAX.
-  constexpr uint64_t kMax = std::numeric_limits<int64_t>::max();
-  uint64_t micros = 0;
-  const auto push = [&](char c) {
-    if (micros > (kMax - static_cast<uint64_t>(c - '0')) / 10) return false;
-    micros = micros * 10 + static_cast<uint64_t>(c - '0');
-    return true;
-  };
-  for (char c : whole) {
-    if (!push(c)) return std::nullopt;
-  }
-  for (int i = 0; i < kMaxDecimals; ++i) {
-    const char c =
-        static_cast<std::size_t>(i) < fraction.size() ? fraction[i] : '0';
-    if (!push(c)) return std::nullopt;
-  }
-  if (micros == 0) return std::nullopt;
-  return static_cast<int64_t>(micros);
+  const std::optional<int64_t> micros = exchange::ParseFixedDecimal(text, 6);
+  if (!micros.has_value() || *micros == 0) return std::nullopt;
+  return micros;
 }
 
 }  // namespace internal
@@ -393,7 +364,7 @@ SettlementDesk::Rerun SettlementDesk::RerunRequest(
   }
   r.submit = true;
   r.cmd.type = exchange::CommandType::kSettlementRerun;
-  r.cmd.target = static_cast<uint64_t>(*day);
+  r.cmd.set_settlement_date(*day);
   r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
   return r;
 }
@@ -462,8 +433,8 @@ SettlementDesk::Request SettlementDesk::Collateral(
   r.submit = true;
   r.cmd.type = exchange::CommandType::kCollateral;
   r.cmd.account = account->id;
-  r.cmd.quantity = exchange::Quantity{signed_micros};
-  r.cmd.target = 0;
+  r.cmd.set_amount(exchange::Amount{signed_micros});
+  r.cmd.set_settlement_date(0);  // a member's deposit or withdrawal
   r.cmd.client_order_id = exchange::ClientOrderId{next_token_++};
   return r;
 }
@@ -478,11 +449,11 @@ void SettlementDesk::Submitted(const Request& r, uint64_t session_id) {
 
 bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
                              w::CollateralAck* ack) {
-  // A settlement run's bookings (count = their date) are not requests.
-  const bool answer =
-      (e.type == exchange::EventType::kCollateralChanged && e.count == 0) ||
-      (e.type == exchange::EventType::kRejected &&
-       e.command == exchange::CommandType::kCollateral);
+  // A settlement run's bookings (dated) are not requests.
+  const bool answer = (e.type == exchange::EventType::kCollateralChanged &&
+                       e.settlement_date() == 0) ||
+                      (e.type == exchange::EventType::kRejected &&
+                       e.command == exchange::CommandType::kCollateral);
   if (!answer || pending_.empty()) return false;
   auto it = pending_.find(e.client_order_id.value);
   if (it == pending_.end() || it->second.account != e.account) return false;
@@ -493,7 +464,7 @@ bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
   ack->set_seq(e.seq.value);
   if (e.type == exchange::EventType::kCollateralChanged) {
     ack->set_accepted(true);
-    ack->set_collateral_after(AmountText(e.leaves.lots));
+    ack->set_collateral_after(AmountText(e.collateral().micros));
     return true;
   }
   const exchange::RejectCode code = e.reject_code();

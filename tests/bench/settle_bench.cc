@@ -51,17 +51,17 @@ settlement::SettlementConfig MakeConfig(uint32_t accounts, uint32_t contracts) {
     i.symbol = "XB2S-" + std::to_string(k);
     i.root = 1;
     i.month = 2026 * 12 + 11 + static_cast<int32_t>(k - 1);
-    i.tick = kTick;
-    i.initial_reference = kCenter;
+    i.tick = exchange::Price{kTick};
+    i.initial_reference = exchange::Price{kCenter};
     i.last_trading_day = kDay1 + 400;  // none expires in the benchmark
   }
   c.ledger.account_member.assign(accounts + 1, 0);
   c.account_names.assign(accounts + 1, "");
-  c.opening_collateral.assign(accounts + 1, 0);
+  c.opening_collateral.assign(accounts + 1, exchange::Amount{});
   for (uint32_t a = 1; a <= accounts; ++a) {
     c.ledger.account_member[a] = 1 + a % kMembers;
     c.account_names[a] = "ACC-" + std::to_string(a);
-    c.opening_collateral[a] = int64_t{10'000'000} * 1'000'000;
+    c.opening_collateral[a] = exchange::Amount{int64_t{10'000'000} * 1'000'000};
   }
   c.member_names.push_back("");
   for (uint32_t m = 1; m <= kMembers; ++m) {

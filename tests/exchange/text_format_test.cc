@@ -1,11 +1,13 @@
 // The one home of price and money text (exchange/text_format.h): prices at
-// the precision of their rule, money with exactly six decimals.
+// the precision of their rule, money with exactly six decimals, and the one
+// decimal reader.
 #include "exchange/text_format.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace cfx::exchange {
 namespace {
@@ -45,6 +47,68 @@ TEST(FormatAmount, AlwaysSixDecimals) {
             "-9223372036854.775808");
   EXPECT_EQ(FormatAmount(Amount{std::numeric_limits<int64_t>::max()}),
             "9223372036854.775807");
+}
+
+TEST(FormatFixedDecimal, KeepsTheMinimumAndDropsFurtherTrailingZeros) {
+  EXPECT_EQ(FormatFixedDecimal(58'000, 4, 2), "5.80");
+  EXPECT_EQ(FormatFixedDecimal(58'120, 4, 2), "5.812");
+  EXPECT_EQ(FormatFixedDecimal(58'125, 4, 2), "5.8125");
+  EXPECT_EQ(FormatFixedDecimal(-5, 6, 3), "-0.000005");
+  EXPECT_EQ(FormatFixedDecimal(12'000'000, 6, 0), "12");
+  EXPECT_EQ(FormatFixedDecimal(12, 0, 0), "12");
+  EXPECT_EQ(FormatFixedDecimal(std::numeric_limits<int64_t>::min(), 4, 2),
+            "-922337203685477.5808");
+  EXPECT_EQ(FormatMicros(5'805'000, 0), "5.805");
+}
+
+TEST(ParseDecimal, ReadsExactFixedPoint) {
+  EXPECT_EQ(ParseDecimal("5.80", {.decimals = 4}).value, 58'000);
+  EXPECT_EQ(ParseDecimal("5", {.decimals = 4}).value, 50'000);
+  EXPECT_EQ(ParseDecimal("0.000001", {.decimals = 6}).value, 1);
+  EXPECT_EQ(ParseDecimal("007.5", {.decimals = 6}).value, 7'500'000);
+  EXPECT_EQ(ParseDecimal("0", {.decimals = 4}).value, 0);
+  EXPECT_TRUE(ParseDecimal("0", {.decimals = 4}).ok());
+  EXPECT_EQ(ParseDecimal("922337203685477.5807", {.decimals = 4}).value,
+            std::numeric_limits<int64_t>::max());
+}
+
+TEST(ParseDecimal, NamesTheFirstProblemInItsOrder) {
+  const DecimalSyntax four{.decimals = 4};
+  EXPECT_EQ(ParseDecimal("", four).error, DecimalError::kEmpty);
+  EXPECT_EQ(ParseDecimal(".5", four).error, DecimalError::kNoDigitBeforePoint);
+  EXPECT_EQ(ParseDecimal(".", four).error, DecimalError::kNoDigitBeforePoint);
+  EXPECT_EQ(ParseDecimal("-5", four).error, DecimalError::kNotADigit);
+  EXPECT_EQ(ParseDecimal("5.8.0", four).error, DecimalError::kNotADigit);
+  EXPECT_EQ(ParseDecimal("5.", four).error, DecimalError::kNoDigitAfterPoint);
+  EXPECT_EQ(ParseDecimal("5.12345x", four).error, DecimalError::kNotADigit);
+  EXPECT_EQ(ParseDecimal("5.12345", four).error,
+            DecimalError::kTooManyDecimals);
+  EXPECT_EQ(ParseDecimal("5.80000", four).error,
+            DecimalError::kTooManyDecimals);
+  EXPECT_EQ(ParseDecimal("922337203685477.5808", four).error,
+            DecimalError::kTooLarge);
+  EXPECT_EQ(ParseDecimal("1.5", four).value, 15'000);
+  EXPECT_EQ(ParseDecimal("5.8", four).error, DecimalError::kNone);
+}
+
+TEST(ParseDecimal, OptionsWidenOnlyTheCallerThatAsks) {
+  const DecimalSyntax fix{
+      .decimals = 4, .zeros_beyond_decimals = true, .max_whole_digits = 14};
+  EXPECT_EQ(ParseDecimal("5.800000", fix).value, 58'000);
+  EXPECT_EQ(ParseDecimal("5.800010", fix).error,
+            DecimalError::kTooManyDecimals);
+  EXPECT_EQ(ParseDecimal("99999999999999", fix).value,
+            int64_t{99'999'999'999'999} * 10'000);
+  EXPECT_EQ(ParseDecimal("100000000000000", fix).error,
+            DecimalError::kTooLarge);
+  EXPECT_TRUE(ParseDecimal("100000000000000", {.decimals = 4}).ok());
+}
+
+TEST(ParseFixedDecimal, NulloptOnAnyErrorAndOutOfRangeDecimals) {
+  EXPECT_EQ(ParseFixedDecimal("5.80", 4), 58'000);
+  EXPECT_EQ(ParseFixedDecimal("5.", 4), std::nullopt);
+  EXPECT_EQ(ParseFixedDecimal("5", 10), std::nullopt);
+  EXPECT_EQ(ParseFixedDecimal("5", -1), std::nullopt);
 }
 
 TEST(ToHex, TwoLowercaseDigitsPerByte) {

@@ -21,7 +21,8 @@ RunResult TwoContractsTwoBookings() {
   fsp.price = 58'080;
   fsp.final = true;
   r.contracts = {dsp, fsp};
-  r.bookings = {{1, -2'500'000}, {2, 2'500'000}};
+  r.bookings = {{1, exchange::Amount{-2'500'000}},
+                {2, exchange::Amount{2'500'000}}};
   return r;
 }
 

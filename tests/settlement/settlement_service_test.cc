@@ -48,7 +48,9 @@ SettlementConfig TestConfig() {
   c.ledger.account_member = {0, 1, 1, 2, 2};
   c.account_names = {"", "A1", "A2", "A3", "A4"};
   c.member_names = {"", "CM-1", "CM-2"};
-  c.opening_collateral = {0, kOpening, kOpening, kOpening, kOpening};
+  const exchange::Amount opening{kOpening};
+  c.opening_collateral = {exchange::Amount{}, opening, opening, opening,
+                          opening};
   return c;
 }
 
@@ -654,7 +656,7 @@ TEST(SettlementService, FinalSettlementShowsPositionZeroAndTheClosedQuantity) {
 // = $1,292.10, so the run calls $292.10.
 SettlementConfig ShortConfig() {
   SettlementConfig c = TestConfig();
-  c.opening_collateral[2] = Usd(100'000);
+  c.opening_collateral[2] = exchange::Amount{Usd(100'000)};
   return c;
 }
 
@@ -849,7 +851,7 @@ SettlementConfig FixedConfig() {
   SettlementConfig c = TestConfig();
   c.ledger.account_member.push_back(2);
   c.account_names.push_back("A5");
-  c.opening_collateral.push_back(kOpening);
+  c.opening_collateral.push_back(exchange::Amount{kOpening});
   return c;
 }
 

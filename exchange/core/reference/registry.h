@@ -159,12 +159,13 @@ class Registry {
   // Canonical hash of the whole state, the latest time seen included
   // (StateHasher; strings as their length, then 8-byte little-endian
   // chunks). Equal states hash equal whatever their history of copies,
-  // snapshots and loads.
+  // snapshots and loads. Hash() and Save() walk the same fields
+  // (reference/registry_fields.h).
   uint64_t Hash() const;
   // Appends the whole state to `out`: a u32 format version, a u32 body
-  // length, the body (format: registry_snapshot.cc above Save();
-  // docs/journal.md, "Snapshot"). Rows are not stored: Load() recomputes
-  // them.
+  // length, the body (format: registry_snapshot.cc above
+  // SaveRegistryBody(); docs/journal.md, "Snapshot"). Rows are not stored:
+  // Load() recomputes them.
   void Save(std::string* out) const;
   // Replaces the state with what Save() wrote at the front of `in` and
   // advances `in` past it. The snapshot must come from a registry with the

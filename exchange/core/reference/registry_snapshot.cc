@@ -7,10 +7,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "exchange/core/byte_codec.h"
 #include "exchange/core/reference/registry.h"
+#include "exchange/core/reference/registry_fields.h"
 #include "exchange/core/reference/registry_state.h"
 #include "exchange/core/state_hash.h"
 
@@ -43,114 +45,71 @@ void HashString(StateHasher& h, std::string_view s) {
 
 }  // namespace
 
-// The hash covers, in this order: now, next_change; per provider in account
-// order its account, firm and ratings (acceptance order); the keys in id
-// order; the attestations in acceptance order (provider account, canonical
-// bytes, signature, accepted_at); the rows in (account, grade) order.
-uint64_t Registry::Hash() const {
-  const internal::RegistryState& s = *s_;
+namespace internal {
+
+// Every value as a u64; strings by HashString. The fields: registry_fields.h.
+uint64_t HashRegistry(const RegistryState& s) {
   StateHasher h;
-  h.Add(s.now.nanos);
-  h.Add(s.next_change.nanos);
-  h.Add(static_cast<uint64_t>(s.providers.size()));
-  for (uint32_t pi : s.by_account) {
-    h.Add(s.config.providers[pi].account.value);
-    HashString(h, s.config.providers[pi].firm);
-    const ProviderState& p = s.providers[pi];
-    h.Add(static_cast<uint64_t>(p.ratings.size()));
-    for (const RatingRecord& r : p.ratings) {
-      h.Add(static_cast<uint64_t>(r.rating.tier));
-      h.Add(r.rating.effective.nanos);
-      h.Add(r.rating.expires.nanos);
-      HashString(h, r.rating.agency);
-      HashString(h, r.rating.reference);
-      h.Add(static_cast<uint64_t>(r.revoked));
+  VisitRegistryFields(s, [&h](RegistryField f, const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if (!HashedField(f)) return;
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      HashString(h, value);
+    } else if constexpr (std::is_same_v<T, FieldCount>) {
+      h.Add(static_cast<uint64_t>(value.n));
+    } else {
+      h.Add(static_cast<uint64_t>(value));
     }
-  }
-  h.Add(static_cast<uint64_t>(s.keys.size()));
-  for (const auto& [id, k] : s.keys) {
-    HashString(h, id);
-    HashString(h, k.public_key);
-    HashString(h, k.attester);
-    h.Add(static_cast<uint64_t>(k.revoked));
-  }
-  h.Add(static_cast<uint64_t>(s.attestations.size()));
-  for (const AttestationRecord& r : s.attestations) {
-    h.Add(s.config.providers[r.provider].account.value);
-    HashString(h, r.canonical);
-    HashString(h, r.signature);
-    h.Add(r.accepted_at.nanos);
-  }
-  for (uint32_t pi : s.by_account) {
-    for (const EligibilityRow& row : s.providers[pi].rows) {
-      h.Add(static_cast<uint64_t>(row.status));
-      h.Add(row.nodes);
-      h.Add(row.milli_tokens);
-    }
-  }
+  });
   return h.value();
 }
 
-// Snapshot format, little-endian; strings are u32 length + bytes:
+// Snapshot body format, little-endian; strings are u32 length + bytes:
 //
-//   u32 format version (1)
-//   u32 length of what follows (the body)
-//   body:
-//     i64 now (ns)
-//     u32 grade count (must equal the config's)
-//     u32 provider count (must equal the config's)
-//     per provider in account order:
-//       u32 account, str firm (must equal the config's, in that order)
-//       u32 rating count, then per rating in acceptance order:
-//         u8 tier (1..5), i64 effective, i64 expires, str agency,
-//         str reference, u8 revoked (0/1)
-//     u32 key count, then per key in id order (bytewise ascending):
-//       str key id, str public key (32 bytes), str attester, u8 revoked
-//     u32 attestation count, then per attestation in acceptance order:
-//       str canonical encoding, str signature (64 bytes), i64 accepted_at
+//   i64 now (ns)
+//   u32 grade count (must equal the config's)
+//   u32 provider count (must equal the config's)
+//   per provider in account order:
+//     u32 account, str firm (must equal the config's, in that order)
+//     u32 rating count, then per rating in acceptance order:
+//       u8 tier (1..5), i64 effective, i64 expires, str agency,
+//       str reference, u8 revoked (0/1)
+//   u32 key count, then per key in id order (bytewise ascending):
+//     str key id, str public key (32 bytes), str attester, u8 revoked
+//   u32 attestation count, then per attestation in acceptance order:
+//     str canonical encoding, str signature (64 bytes), i64 accepted_at
 //
 // The rows and next_change are not stored: they are recomputed at `now`,
 // which reproduces them exactly (rows always equal the eligibility at the
 // last time seen, and no boundary lies between the last recompute and it).
-void Registry::Save(std::string* out) const {
-  const internal::RegistryState& s = *s_;
+std::string SaveRegistryBody(const RegistryState& s) {
   std::string body;
   ByteWriter w(&body);
-  auto str = [&w](std::string_view v) {
-    w.Put(static_cast<uint32_t>(v.size()));
-    w.PutBytes(v);
-  };
-  w.Put(s.now.nanos);
-  w.Put(static_cast<uint32_t>(s.config.grades.size()));
-  w.Put(static_cast<uint32_t>(s.providers.size()));
-  for (uint32_t pi : s.by_account) {
-    w.Put(s.config.providers[pi].account.value);
-    str(s.config.providers[pi].firm);
-    const ProviderState& p = s.providers[pi];
-    w.Put(static_cast<uint32_t>(p.ratings.size()));
-    for (const RatingRecord& r : p.ratings) {
-      w.Put(static_cast<uint8_t>(r.rating.tier));
-      w.Put(r.rating.effective.nanos);
-      w.Put(r.rating.expires.nanos);
-      str(r.rating.agency);
-      str(r.rating.reference);
-      w.Put(static_cast<uint8_t>(r.revoked ? 1 : 0));
+  VisitRegistryFields(s, [&w](RegistryField f, const auto& value) {
+    using T = std::decay_t<decltype(value)>;
+    if (!SavedField(f)) return;
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      w.Put(static_cast<uint32_t>(value.size()));
+      w.PutBytes(value);
+    } else if constexpr (std::is_same_v<T, FieldCount>) {
+      w.Put(value.n);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      w.Put(static_cast<uint8_t>(value ? 1 : 0));
+    } else {
+      w.Put(value);
     }
-  }
-  w.Put(static_cast<uint32_t>(s.keys.size()));
-  for (const auto& [id, k] : s.keys) {
-    str(id);
-    str(k.public_key);
-    str(k.attester);
-    w.Put(static_cast<uint8_t>(k.revoked ? 1 : 0));
-  }
-  w.Put(static_cast<uint32_t>(s.attestations.size()));
-  for (const AttestationRecord& r : s.attestations) {
-    str(r.canonical);
-    str(r.signature);
-    w.Put(r.accepted_at.nanos);
-  }
+  });
+  return body;
+}
 
+}  // namespace internal
+
+uint64_t Registry::Hash() const { return internal::HashRegistry(*s_); }
+
+// Format: u32 format version (1), u32 length of the body, the body
+// (internal::SaveRegistryBody).
+void Registry::Save(std::string* out) const {
+  const std::string body = internal::SaveRegistryBody(*s_);
   ByteWriter header(out);
   header.Put(kSnapshotVersion);
   header.Put(static_cast<uint32_t>(body.size()));

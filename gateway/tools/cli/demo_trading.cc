@@ -1,6 +1,11 @@
+#include "gateway/fix/fix_tags.h"
 #include "gateway/tools/cli/demo_run.h"
 
 namespace cfx::gateway::cli::internal {
+
+namespace tag = fix::tag;
+namespace msg_type = fix::msg_type;
+namespace exec_type = fix::exec_type;
 
 // Sends `o` and waits for its acknowledgement (NEW), or with `terminal`
 // for its end (filled, cancelled, expired); a REJECTED report is refused.
@@ -62,46 +67,56 @@ Status Demo::FuturesTrade(const Future& f, int64_t price, int64_t lots,
                           bool a_buys, bool a_rests) {
   const std::string fix_id = std::to_string(NextId());
   const FixFields fix_order = {
-      {11, fix_id},
-      {55, f.symbol},
-      {54, a_buys ? "1" : "2"},
-      {38, std::to_string(lots)},
-      {40, "2"},
-      {44, client::FormatPrice(exchange::Price{price})},
-      {59, a_rests ? "0" : "3"},
-      {60, FixInitiator::UtcNow()}};
+      {tag::kClOrdID, fix_id},
+      {tag::kSymbol, f.symbol},
+      {tag::kSide, std::string(1, a_buys ? fix::side::kBuy : fix::side::kSell)},
+      {tag::kOrderQty, std::to_string(lots)},
+      {tag::kOrdType, std::string(1, fix::ord_type::kLimit)},
+      {tag::kPrice, client::FormatPrice(exchange::Price{price})},
+      {tag::kTimeInForce,
+       std::string(1, a_rests ? fix::time_in_force::kDay
+                              : fix::time_in_force::kImmediateOrCancel)},
+      {tag::kTransactTime, FixInitiator::UtcNow()}};
   int64_t filled = 0;
   // Reads trader-a's reports of `fix_id` until `done` says so; counts fills.
   auto await_fix = [&](const std::function<bool(const FixMessage&)>& done)
       -> Result<FixMessage> {
     Result<FixMessage> m = fix_->ReceiveUntil(
         [&](const FixMessage& x) {
-          if (x.type == "3" || (x.type == "j" && x.Get(379) == fix_id)) {
+          if (x.type == msg_type::kReject ||
+              (x.type == msg_type::kBusinessMessageReject &&
+               x.Get(tag::kBusinessRejectRefID) == fix_id)) {
             return true;
           }
-          if (x.type != "8" || x.Get(11) != fix_id) return false;
-          if (x.Get(150) == "F") {
-            const int64_t q = std::strtoll(x.Get(32).c_str(), nullptr, 10);
+          if (x.type != msg_type::kExecutionReport ||
+              x.Get(tag::kClOrdID) != fix_id) {
+            return false;
+          }
+          if (x.Is(tag::kExecType, exec_type::kTrade)) {
+            const int64_t q =
+                std::strtoll(x.Get(tag::kLastQty).c_str(), nullptr, 10);
             filled += q;
             fix_position_[f.symbol] += a_buys ? q : -q;
             ++fix_fills_;
           }
-          return x.Get(150) == "8" || done(x);
+          return x.Is(tag::kExecType, exec_type::kRejected) || done(x);
         },
         o_.timeout);
     if (!m.has_value()) {
       return Status(m.error().code(), "trader-a: FIX order " + f.symbol + ": " +
                                           std::string(m.error().message()));
     }
-    if (m.value().type != "8" || m.value().Get(150) == "8") {
+    if (m.value().type != msg_type::kExecutionReport ||
+        m.value().Is(tag::kExecType, exec_type::kRejected)) {
       return Refused("trader-a: FIX order " + f.symbol +
-                     " rejected: " + m.value().Get(58));
+                     " rejected: " + m.value().Get(tag::kText));
     }
     return m;
   };
   auto terminal = [](const FixMessage& x) {
-    const std::string s = x.Get(39);
-    return s == "2" || s == "4" || s == "C";
+    return x.Is(tag::kOrdStatus, fix::ord_status::kFilled) ||
+           x.Is(tag::kOrdStatus, fix::ord_status::kCanceled) ||
+           x.Is(tag::kOrdStatus, fix::ord_status::kExpired);
   };
   w::NewOrder c;
   c.set_symbol(f.symbol);
@@ -110,9 +125,10 @@ Status Demo::FuturesTrade(const Future& f, int64_t price, int64_t lots,
   c.set_price(price);
   c.set_quantity(lots);
   if (a_rests) {
-    CFX_RETURN_IF_ERROR(fix_->Send("D", fix_order));
-    Result<FixMessage> ack =
-        await_fix([](const FixMessage& x) { return x.Get(150) == "0"; });
+    CFX_RETURN_IF_ERROR(fix_->Send(msg_type::kNewOrderSingle, fix_order));
+    Result<FixMessage> ack = await_fix([](const FixMessage& x) {
+      return x.Is(tag::kExecType, exec_type::kNew);
+    });
     if (!ack.has_value()) return ack.error();
     c.set_client_order_id(NextId());
     c.set_time_in_force(w::TIME_IN_FORCE_IOC);
@@ -131,7 +147,7 @@ Status Demo::FuturesTrade(const Future& f, int64_t price, int64_t lots,
     c.set_time_in_force(w::TIME_IN_FORCE_DAY);
     Result<w::ExecutionReport> ack = Order(*traders_[2], c, false);
     if (!ack.has_value()) return ack.error();
-    CFX_RETURN_IF_ERROR(fix_->Send("D", fix_order));
+    CFX_RETURN_IF_ERROR(fix_->Send(msg_type::kNewOrderSingle, fix_order));
     Result<FixMessage> done = await_fix(terminal);
     if (!done.has_value()) return done.error();
   }

@@ -15,9 +15,14 @@
 #include <cstring>
 #include <ctime>
 
+#include "gateway/fix/fix_tags.h"
+
 namespace cfx::gateway::cli {
 
 namespace {
+
+namespace tag = fix::tag;
+namespace msg_type = fix::msg_type;
 
 using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -49,9 +54,9 @@ int MillisLeft(SteadyClock::time_point deadline) {
   return left <= 0 ? 0 : static_cast<int>(std::min<int64_t>(left, 1 << 30));
 }
 
-void AppendField(std::string* out, int tag, std::string_view value) {
+void AppendField(std::string* out, int number, std::string_view value) {
   char buf[16];
-  const auto r = std::to_chars(buf, buf + sizeof buf, tag);
+  const auto r = std::to_chars(buf, buf + sizeof buf, number);
   out->append(buf, r.ptr);
   out->push_back('=');
   out->append(value);
@@ -118,18 +123,23 @@ Result<int> ConnectTcp(const std::string& host, uint16_t port,
 
 // ---------------------------------------------------------------- message
 
-std::string FixMessage::Get(int tag) const {
+std::string FixMessage::Get(int number) const {
   for (const auto& [t, v] : fields) {
-    if (t == tag) return v;
+    if (t == number) return v;
   }
   return std::string();
 }
 
-bool FixMessage::Has(int tag) const {
+bool FixMessage::Has(int number) const {
   for (const auto& f : fields) {
-    if (f.first == tag) return true;
+    if (f.first == number) return true;
   }
   return false;
+}
+
+bool FixMessage::Is(int number, char value) const {
+  const std::string v = Get(number);
+  return v.size() == 1 && v[0] == value;
 }
 
 std::string FixMessage::Text() const {
@@ -173,12 +183,13 @@ Result<std::unique_ptr<FixInitiator>> FixInitiator::Connect(
   Result<int> fd = ConnectTcp(host, port, timeout);
   if (!fd.has_value()) return fd.error();
   std::unique_ptr<FixInitiator> s(new FixInitiator(fd.value(), options));
-  CFX_RETURN_IF_ERROR(
-      s->SendMessage("A", {{98, "0"},
-                           {108, std::to_string(options.heartbeat_seconds)},
-                           {141, "Y"},
-                           {553, options.username},
-                           {554, options.password}}));
+  CFX_RETURN_IF_ERROR(s->SendMessage(
+      msg_type::kLogon,
+      {{tag::kEncryptMethod, "0"},
+       {tag::kHeartBtInt, std::to_string(options.heartbeat_seconds)},
+       {tag::kResetSeqNumFlag, "Y"},
+       {tag::kUsername, options.username},
+       {tag::kPassword, options.password}}));
   for (;;) {
     FixMessage m;
     Result<bool> got = s->TakeMessage(&m);
@@ -203,14 +214,15 @@ Result<std::unique_ptr<FixInitiator>> FixInitiator::Connect(
       }
       continue;
     }
-    if (m.type == "A") return s;
-    if (m.type == "5") {
+    if (m.type == msg_type::kLogon) return s;
+    if (m.type == msg_type::kLogout) {
       return Unavailable("fix: logon of " + options.sender_comp_id +
-                         " refused: " + m.Get(58));
+                         " refused: " + m.Get(tag::kText));
     }
     // Anything before the Logon answer (a Reject of our Logon) ends it.
     return Unavailable("fix: logon of " + options.sender_comp_id +
-                       " answered with 35=" + m.type + ": " + m.Get(58));
+                       " answered with 35=" + m.type + ": " +
+                       m.Get(tag::kText));
   }
 }
 
@@ -233,18 +245,18 @@ Status FixInitiator::WriteAll(std::string_view bytes) {
 Status FixInitiator::SendMessage(std::string_view type, const FixFields& fields,
                                  bool poss_dup, uint64_t seq_override) {
   std::string body;
-  AppendField(&body, 35, type);
+  AppendField(&body, tag::kMsgType, type);
   const uint64_t seq = seq_override != 0 ? seq_override : next_out_seq_++;
-  AppendField(&body, 34, std::to_string(seq));
-  AppendField(&body, 49, options_.sender_comp_id);
+  AppendField(&body, tag::kMsgSeqNum, std::to_string(seq));
+  AppendField(&body, tag::kSenderCompID, options_.sender_comp_id);
   const std::string now = UtcNow();
-  AppendField(&body, 52, now);
-  AppendField(&body, 56, options_.target_comp_id);
+  AppendField(&body, tag::kSendingTime, now);
+  AppendField(&body, tag::kTargetCompID, options_.target_comp_id);
   if (poss_dup) {
-    AppendField(&body, 43, "Y");
-    AppendField(&body, 122, now);
+    AppendField(&body, tag::kPossDupFlag, "Y");
+    AppendField(&body, tag::kOrigSendingTime, now);
   }
-  for (const auto& [tag, value] : fields) AppendField(&body, tag, value);
+  for (const auto& [number, value] : fields) AppendField(&body, number, value);
   std::string out(kBegin);
   out += std::to_string(body.size());
   out.push_back(kSoh);
@@ -306,15 +318,15 @@ Result<bool> FixInitiator::TakeMessage(FixMessage* out) {
       CloseSocket();
       return Status(StatusCode::kDataLoss, "fix: a field without tag=value");
     }
-    int tag = 0;
-    const auto r = std::from_chars(in_.data() + pos, in_.data() + eq, tag);
+    int number = 0;
+    const auto r = std::from_chars(in_.data() + pos, in_.data() + eq, number);
     if (r.ec != std::errc() || r.ptr != in_.data() + eq) {
       CloseSocket();
       return Status(StatusCode::kDataLoss, "fix: a tag that is not a number");
     }
     std::string value = in_.substr(eq + 1, end - eq - 1);
-    if (tag == 35) out->type = value;
-    out->fields.emplace_back(tag, std::move(value));
+    if (number == tag::kMsgType) out->type = value;
+    out->fields.emplace_back(number, std::move(value));
     pos = end + 1;
   }
   in_.erase(0, total);
@@ -322,28 +334,33 @@ Result<bool> FixInitiator::TakeMessage(FixMessage* out) {
 }
 
 Result<bool> FixInitiator::HandleSession(const FixMessage& m) {
-  if (m.type == "0" || m.type == "4") return false;
-  if (m.type == "1") {
-    CFX_RETURN_IF_ERROR(SendMessage("0", {{112, m.Get(112)}}));
+  if (m.type == msg_type::kHeartbeat || m.type == msg_type::kSequenceReset) {
     return false;
   }
-  if (m.type == "2") {
+  if (m.type == msg_type::kTestRequest) {
+    CFX_RETURN_IF_ERROR(SendMessage(
+        msg_type::kHeartbeat, {{tag::kTestReqID, m.Get(tag::kTestReqID)}}));
+    return false;
+  }
+  if (m.type == msg_type::kResendRequest) {
     // Nothing is kept to resend: fill the whole range with one GapFill.
     uint64_t begin = 0;
-    const std::string b = m.Get(7);
+    const std::string b = m.Get(tag::kBeginSeqNo);
     std::from_chars(b.data(), b.data() + b.size(), begin);
     if (begin == 0 || begin >= next_out_seq_) begin = next_out_seq_;
     CFX_RETURN_IF_ERROR(
-        SendMessage("4", {{123, "Y"}, {36, std::to_string(next_out_seq_)}},
+        SendMessage(msg_type::kSequenceReset,
+                    {{tag::kGapFillFlag, "Y"},
+                     {tag::kNewSeqNo, std::to_string(next_out_seq_)}},
                     /*poss_dup=*/true, begin));
     return false;
   }
-  if (m.type == "5") {
+  if (m.type == msg_type::kLogout) {
     // Answer the acceptor's Logout (unless it answers ours), then the
     // session is over.
-    if (!logout_sent_) (void)SendMessage("5", {});
+    if (!logout_sent_) (void)SendMessage(msg_type::kLogout, {});
     CloseSocket();
-    const std::string text = m.Get(58);
+    const std::string text = m.Get(tag::kText);
     return Unavailable("fix: logged out by the acceptor" +
                        (text.empty() ? std::string() : ": " + text));
   }
@@ -365,7 +382,7 @@ Result<FixMessage> FixInitiator::Receive(milliseconds timeout) {
     }
     if (fd_ < 0) return Unavailable("fix: not connected");
     if (SteadyClock::now() - last_send_ >= heartbeat) {
-      CFX_RETURN_IF_ERROR(SendMessage("0", {}));
+      CFX_RETURN_IF_ERROR(SendMessage(msg_type::kHeartbeat, {}));
     }
     const int left = MillisLeft(std::min(deadline, last_send_ + heartbeat));
     if (left == 0 && SteadyClock::now() >= deadline) {
@@ -401,7 +418,7 @@ Result<FixMessage> FixInitiator::ReceiveUntil(
 void FixInitiator::Logout(milliseconds timeout) {
   if (fd_ < 0) return;
   logout_sent_ = true;
-  if (!SendMessage("5", {}).ok()) return;
+  if (!SendMessage(msg_type::kLogout, {}).ok()) return;
   const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
   while (fd_ >= 0 && SteadyClock::now() < deadline) {
     // HandleSession closes the socket on the acceptor's Logout.

@@ -21,12 +21,18 @@ struct FixMessage {
   // The value of the first `tag`, or "" when absent.
   std::string Get(int tag) const;
   bool Has(int tag) const;
+  // Whether the first `tag` is the one character `value` (an ExecType(150)
+  // or OrdStatus(39) value of gateway/fix/fix_tags.h).
+  bool Is(int tag, char value) const;
   // "35=8|11=...|..." with '|' for SOH, for error messages.
   std::string Text() const;
 };
 
-// Body fields of an outbound message, in order; the header (8, 9, 35, 34,
-// 49, 52, 56) and the trailer (10) are added by the initiator.
+// Body fields of an outbound message, in order, by tag number
+// (gateway/fix/fix_tags.h); the header (BeginString(8), BodyLength(9),
+// MsgType(35), MsgSeqNum(34), SenderCompID(49), SendingTime(52),
+// TargetCompID(56)) and the trailer (CheckSum(10)) are added by the
+// initiator.
 using FixFields = std::vector<std::pair<int, std::string>>;
 
 struct FixSessionOptions {

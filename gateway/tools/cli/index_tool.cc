@@ -32,15 +32,9 @@ int Fail(int code, const std::string& line) {
   return code;
 }
 
-// "5.817" from micro-dollars (values are multiples of $0.001).
-std::string Usd3(int64_t micros) {
-  char buf[32];
-  const int64_t milli = micros / 1'000;
-  std::snprintf(buf, sizeof buf, "%s%lld.%03lld", milli < 0 ? "-" : "",
-                static_cast<long long>((milli < 0 ? -milli : milli) / 1'000),
-                static_cast<long long>((milli < 0 ? -milli : milli) % 1'000));
-  return buf;
-}
+// "5.817" from micro-dollars (published values are multiples of $0.001,
+// index/methodology.h).
+std::string Usd3(int64_t micros) { return exchange::FormatMicros(micros, 3); }
 
 std::string ValueText(const index::Print& p) {
   return p.has_value ? Usd3(p.value_micros) : std::string("none");

@@ -173,7 +173,7 @@ std::string FormatCommandText(const Command& c) {
   const std::string acct = "acct=" + std::to_string(c.account.value);
   const std::string inst = "inst=" + std::to_string(c.instrument.value);
   const std::string cl = "cl=" + std::to_string(c.client_order_id.value);
-  const std::string order = "order=" + std::to_string(c.target);
+  const std::string order = "order=" + std::to_string(c.order_id().value);
   switch (c.type) {
     case CommandType::kNewOrder:
       add(acct);
@@ -220,7 +220,7 @@ std::string FormatCommandText(const Command& c) {
       break;
     case CommandType::kCollateral:
       add(acct);
-      add("amount=" + FormatAmount(Amount{c.quantity.lots}));
+      add("amount=" + FormatAmount(c.amount()));
       if (c.target != 0) add(SettlementDateText(c.target));
       add(cl);
       break;

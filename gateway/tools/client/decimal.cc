@@ -1,8 +1,10 @@
 #include "gateway/tools/client/decimal.h"
 
 #include <cinttypes>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <string>
 
 namespace cfx::gateway::client {
@@ -37,42 +39,24 @@ bool AccumulateDigits(std::string_view digits, int64_t* value) {
 }  // namespace
 
 Result<exchange::Price> ParsePrice(std::string_view text) {
-  const auto invalid = [&](const char* why) {
-    return InvalidArgumentError("invalid price " + Quote(text) + ": " + why);
+  const exchange::ParsedDecimal d = exchange::ParseDecimal(
+      text, exchange::DecimalSyntax{.decimals = kMaxDecimals});
+  if (d.ok()) return exchange::Price{d.value};
+  // Why, by exchange::DecimalError.
+  static constexpr const char* kWhy[] = {
+      "",
+      "empty",
+      "expected a digit before '.'",
+      "expected an unsigned decimal such as 5.80",
+      "expected a digit after '.'",
+      "more than 4 decimals (the price grid is $0.0001)",
+      "too large",
   };
-  if (text.empty()) return invalid("empty");
-  const std::size_t dot = text.find('.');
-  const std::string_view whole = text.substr(0, dot);
-  const std::string_view frac =
-      dot == std::string_view::npos ? std::string_view() : text.substr(dot + 1);
-  if (whole.empty()) return invalid("expected a digit before '.'");
-  for (const char c : whole) {
-    if (!IsDigit(c)) {
-      return invalid("expected an unsigned decimal such as 5.80");
-    }
-  }
-  if (dot != std::string_view::npos) {
-    if (frac.empty()) return invalid("expected a digit after '.'");
-    for (const char c : frac) {
-      if (!IsDigit(c)) {
-        return invalid("expected an unsigned decimal such as 5.80");
-      }
-    }
-    if (frac.size() > kMaxDecimals) {
-      return invalid("more than 4 decimals (the price grid is $0.0001)");
-    }
-  }
-  int64_t units = 0;
-  int64_t frac_units = 0;
-  bool ok = AccumulateDigits(whole, &units) &&
-            !__builtin_mul_overflow(units, exchange::kPriceUnitsPerUsd, &units);
-  ok = ok && AccumulateDigits(frac, &frac_units);
-  for (std::size_t i = frac.size(); ok && i < kMaxDecimals; ++i) {
-    frac_units *= 10;
-  }
-  ok = ok && !__builtin_add_overflow(units, frac_units, &units);
-  if (!ok) return invalid("too large");
-  return exchange::Price{units};
+  static_assert(std::size(kWhy) ==
+                static_cast<std::size_t>(exchange::DecimalError::kTooLarge) +
+                    1);
+  const char* why = kWhy[static_cast<std::size_t>(d.error)];
+  return InvalidArgumentError("invalid price " + Quote(text) + ": " + why);
 }
 
 Result<exchange::Quantity> ParseQuantity(std::string_view text) {

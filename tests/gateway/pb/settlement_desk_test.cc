@@ -432,7 +432,7 @@ std::unique_ptr<settlement::SettlementService> ManyAccounts(
   sc.ledger.account_member.assign(kManyAccounts + 1, 1);
   sc.ledger.account_member[0] = 0;
   sc.account_names.assign(kManyAccounts + 1, "");
-  sc.opening_collateral.assign(kManyAccounts + 1, kOpening);
+  sc.opening_collateral.assign(kManyAccounts + 1, exchange::Amount{kOpening});
   for (uint32_t a = 1; a <= kManyAccounts; ++a) {
     sc.account_names[a] = "ACCOUNT-" + std::to_string(a);
   }
