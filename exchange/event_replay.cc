@@ -45,6 +45,7 @@ Status ReplayEvents(const Journal& journal, const EngineConfig& config,
   auto created = Engine::Create(config);
   if (!created.has_value()) return created.error();
   Engine& engine = *created.value();
+  CFX_RETURN_IF_ERROR(SeedEngine(journal, engine));
   auto snapshot = journal.FindSnapshotAtOrBefore(after);
   if (!snapshot.has_value()) return snapshot.error();
   Seq start;

@@ -5,13 +5,17 @@
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+#include <sys/random.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "exchange/core/byte_codec.h"
 #include "exchange/journal_record.h"
 #include "exchange/rocksdb_status.h"
 
@@ -20,6 +24,7 @@ namespace {
 
 constexpr char kFormatKey[] = "format";
 constexpr char kFormatValue[] = "cfx-journal 1";
+constexpr char kTableSeedKey[] = "table_seed";
 constexpr int kSnapshotsKept = 2;
 
 // RocksDB reports a damaged write-ahead log at open without naming it:
@@ -39,6 +44,59 @@ Status NameLogFiles(const std::string& dir, const Status& st) {
   for (const std::string& l : logs) names += (names.empty() ? "" : ", ") + l;
   return DataLossError(st.message() + " (in the write-ahead log: " + names +
                        ")");
+}
+
+// 16 bytes from the kernel's CSPRNG, never all zero (the zero key means
+// "none"). kInternal when getrandom() fails.
+Result<SipKey> NewTableSeed() {
+  SipKey k;
+  while (k == SipKey{}) {
+    uint64_t words[2];
+    std::size_t got = 0;
+    while (got < sizeof words) {
+      const ssize_t n = getrandom(reinterpret_cast<char*>(words) + got,
+                                  sizeof words - got, 0);
+      if (n < 0 && errno != EINTR) {
+        return InternalError(std::string("getrandom: ") + std::strerror(errno));
+      }
+      if (n > 0) got += static_cast<std::size_t>(n);
+    }
+    k = SipKey{words[0], words[1]};
+  }
+  return k;
+}
+
+// Reads meta/table_seed (two u64, little-endian), writing a new one first
+// when it is missing and the journal is writable.
+Result<SipKey> LoadTableSeed(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* meta,
+                             bool read_only, const std::string& dir) {
+  std::string bytes;
+  rocksdb::Status s =
+      db.Get(rocksdb::ReadOptions(), meta, kTableSeedKey, &bytes);
+  if (s.IsNotFound()) {
+    if (read_only) return SipKey{};
+    Result<SipKey> k = NewTableSeed();
+    if (!k.has_value()) return k.error();
+    std::string value;
+    ByteWriter w(&value);
+    w.Put(k.value().k0);
+    w.Put(k.value().k1);
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    CFX_RETURN_IF_ERROR(FromRocks(db.Put(wo, meta, kTableSeedKey, value),
+                                  "journal " + dir, RocksErrors::kByKind));
+    return k;
+  }
+  if (!s.ok()) return FromRocks(s, "journal " + dir, RocksErrors::kByKind);
+  ByteReader r(bytes);
+  SipKey k;
+  k.k0 = r.Get<uint64_t>();
+  k.k1 = r.Get<uint64_t>();
+  if (bytes.size() != 16 || !r.ok() || k == SipKey{}) {
+    return DataLossError("journal " + dir + ": bad table seed (" +
+                         std::to_string(bytes.size()) + " bytes)");
+  }
+  return k;
 }
 
 }  // namespace
@@ -127,6 +185,11 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
     return InvalidArgumentError("journal " + dir + ": unsupported format '" +
                                 format + "'");
   }
+
+  Result<SipKey> seed =
+      LoadTableSeed(*j->db_, j->meta_, options.read_only, dir);
+  if (!seed.has_value()) return seed.error();
+  j->table_seed_ = seed.value();
 
   std::unique_ptr<rocksdb::Iterator> it(
       j->db_->NewIterator(rocksdb::ReadOptions(), j->commands_));

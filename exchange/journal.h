@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exchange/core/command.h"
+#include "exchange/core/keyed_hash.h"
 #include "exchange/core/status.h"
 
 namespace rocksdb {
@@ -87,6 +88,13 @@ class Journal {
 
   Status WriteSnapshot(Seq seq, std::string_view bytes);
 
+  // The seed of the engine's tables keyed by client values
+  // (Engine::SetTableKey(); docs/journal.md, "Table seed"): 16 random bytes
+  // written once, when a writable Open() finds none (a new journal, or one
+  // made before seeds existed). The zero key when a read-only open finds
+  // none.
+  const SipKey& table_seed() const { return table_seed_; }
+
   // The newest snapshot whose record verifies.
   Result<SnapshotRecord> FindLatestSnapshot() const;
 
@@ -156,6 +164,7 @@ class Journal {
   rocksdb::ColumnFamilyHandle* commands_ = nullptr;
   rocksdb::ColumnFamilyHandle* snapshots_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_ = nullptr;
+  SipKey table_seed_;
   // Written by Open() and Append() (release, after the write is durable);
   // read from any thread.
   std::atomic<uint64_t> last_seq_{0};

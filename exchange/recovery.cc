@@ -9,6 +9,14 @@ namespace {
 void DiscardEvents(void*, const Event*, std::size_t) {}
 }  // namespace
 
+Status SeedEngine(const Journal& journal, Engine& engine) {
+  if (journal.table_seed() == SipKey{}) return Status::Ok();
+  const Status st = engine.SetTableKey(journal.table_seed());
+  if (!st.ok())
+    return InternalError("journal " + journal.dir() + ": " + st.message());
+  return Status::Ok();
+}
+
 Status LoadSnapshotRecord(const Journal& journal,
                           const SnapshotRecord& snapshot, Engine& engine) {
   const Status st = engine.LoadSnapshot(snapshot.bytes);
@@ -32,6 +40,7 @@ Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
                                const Journal::ProgressFn& progress) {
   const auto start = std::chrono::steady_clock::now();
   RecoveryReport report;
+  CFX_RETURN_IF_ERROR(SeedEngine(journal, engine));
   auto snap = journal.FindLatestSnapshot();
   if (!snap.has_value()) return snap.error();
   report.warnings = snap.value().skipped;

@@ -20,11 +20,18 @@ struct RecoveryReport {
   std::vector<std::string> warnings;
 };
 
-// Rebuilds `engine` (fresh, from the journal's config) from the newest valid
-// snapshot plus the journal after it. Returns kDataLoss naming seq and file
+// Rebuilds `engine` (fresh, from the journal's config) from the journal's
+// table seed (SeedEngine()), the newest valid snapshot and the journal
+// after it. Returns kDataLoss naming seq and file
 // on a corrupt journal; never skips a record.
 Result<RecoveryReport> Recover(const Journal& journal, Engine& engine,
                                const Journal::ProgressFn& progress = nullptr);
+
+// Sets the fresh `engine`'s table key from the journal's table seed, if it
+// has one (docs/journal.md, "Table seed"): every engine that replays a
+// journal does so first, so it hashes its tables as the live engine did and
+// reaches the same StateHash().
+Status SeedEngine(const Journal& journal, Engine& engine);
 
 // Loads `snapshot` (found) into the fresh `engine` and checks that it holds
 // the state at its seq. Returns kDataLoss naming the seq and the journal's

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "exchange/core/keyed_hash.h"
 #include "exchange/core/large_array.h"
 
 namespace cfx::exchange::internal {
@@ -13,7 +14,17 @@ namespace cfx::exchange::internal {
 // current trading day (docs/matching.md, "Client order ids"): a hash set
 // with linear probing, sized in the constructor for `max_entries` and never
 // resized (capacity a power of two >= 2 x max_entries, so it is at most half
-// full and every probe run ends).
+// full).
+//
+// Clients choose the ids, so the hash is keyed (SipHash-1-3 under the
+// engine's table key, SetKey()): without the key nobody can compute ids that
+// collide. Probing is bounded: a pair lives at most kMaxProbe - 1 slots
+// after its home slot. When the kMaxProbe slots from a pair's home slot are
+// all taken, Find() reports no room and the engine rejects the order
+// CLIENT_ORDER_ID_LIMIT, as for a full table. At most half full under a key
+// the client cannot learn, that is expected far less than once in 10^12
+// full days at the default size (docs/matching.md); the bound keeps any
+// lookup to kMaxProbe slots.
 //
 // Pairs are only ever added; Clear() forgets them all in O(1) by starting a
 // new generation. An entry counts only if it carries the current
@@ -27,11 +38,16 @@ namespace cfx::exchange::internal {
 // pairs arrive (AllocateZeroedLarge): 16 bytes per slot plus 4 per entry.
 class ClientOrderIdSet {
  public:
+  // Slots a lookup reads at most: the home slot and the next 255.
+  static constexpr uint32_t kMaxProbe = 256;
+
   // Where a lookup ended: the slot that holds the pair, or the free slot
-  // where Insert() puts it.
+  // where Insert() puts it (`room`); neither when the kMaxProbe slots from
+  // the home slot hold other pairs.
   struct Probe {
     uint64_t slot = 0;
     bool found = false;
+    bool room = false;
   };
 
   explicit ClientOrderIdSet(uint32_t max_entries) : max_(max_entries) {
@@ -54,26 +70,42 @@ class ClientOrderIdSet {
 
   Probe Find(uint32_t account, uint64_t id) const {
     uint64_t i = Hash(account, id) & mask_;
-    while (true) {
+    for (uint32_t n = 0; n < kMaxProbe; ++n) {
       const Entry& e = slots_[i];
-      if (e.generation != generation_) return Probe{i, false};
-      if (e.id == id && e.account == account) return Probe{i, true};
+      if (e.generation != generation_) return Probe{i, false, true};
+      if (e.id == id && e.account == account) return Probe{i, true, false};
       i = (i + 1) & mask_;
     }
+    return Probe{};
   }
 
+  // How many slots after its home slot the pair lives, or kMaxProbe when
+  // it is not present (tests and benchmarks).
+  uint32_t Displacement(uint32_t account, uint64_t id) const {
+    const Probe p = Find(account, id);
+    if (!p.found) return kMaxProbe;
+    return static_cast<uint32_t>((p.slot - Hash(account, id)) & mask_);
+  }
+
+  // Sets the hash key. REQUIRES: the set is empty (the engine sets it once,
+  // before its first command or snapshot).
+  void SetKey(const SipKey& key) { key_ = key; }
+  const SipKey& key() const { return key_; }
+
   // Adds the pair at `p.slot`. REQUIRES: `p` is what Find() of this pair
-  // returned, not found, with no Insert() or Clear() since; !full().
+  // returned, not found, with room, with no Insert() or Clear() since;
+  // !full().
   void Insert(const Probe& p, uint32_t account, uint64_t id) {
     slots_[p.slot] = Entry{id, account, generation_};
     order_[size_++] = static_cast<uint32_t>(p.slot);
   }
 
   // Adds the pair; returns false, changing nothing, if it is already
-  // present or the set is full (snapshot loading).
+  // present, the set is full or its probe run has no room (snapshot
+  // loading).
   bool TryInsert(uint32_t account, uint64_t id) {
     const Probe p = Find(account, id);
-    if (p.found || full()) return false;
+    if (!p.room || full()) return false;
     Insert(p, account, id);
     return true;
   }
@@ -106,18 +138,12 @@ class ClientOrderIdSet {
     uint32_t generation;
   };
 
-  // murmur3's 64-bit finalizer over both fields: client order ids are
-  // chosen by clients and often sequential, so the low bits must mix.
-  static uint64_t Hash(uint32_t account, uint64_t id) {
-    uint64_t x = id ^ (uint64_t{account} * 0x9E3779B97F4A7C15ull);
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
+  // Keyed: clients choose the ids (see the class comment).
+  uint64_t Hash(uint32_t account, uint64_t id) const {
+    return SipHash13(key_, id, account);
   }
 
+  SipKey key_;
   uint64_t mask_ = 0;
   uint32_t max_ = 0;
   uint32_t size_ = 0;

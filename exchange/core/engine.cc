@@ -198,7 +198,9 @@ void Apply::NewOrder() {
   }
   if (can_rest && s_.free_head == 0) return Reject(RejectCode::kOrderBookFull);
   if (has_client_order_id) {
-    if (s_.client_order_ids.full()) {
+    // No room also when the pair's bounded probe run is taken (see
+    // ClientOrderIdSet): as rare as chance under the table key.
+    if (s_.client_order_ids.full() || !client_order_id_slot.room) {
       return Reject(RejectCode::kClientOrderIdLimit);
     }
     s_.client_order_ids.Insert(client_order_id_slot, c.account.value,

@@ -8,6 +8,7 @@
 #include "exchange/core/command.h"
 #include "exchange/core/engine_config.h"
 #include "exchange/core/event.h"
+#include "exchange/core/keyed_hash.h"
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
 
@@ -72,6 +73,17 @@ class Engine {
   // the bytes are malformed or inconsistent, kFailedPrecondition when the
   // engine is not fresh. On error the engine is unusable: discard it.
   Status LoadSnapshot(std::string_view bytes);
+
+  // The key of the tables keyed by client-chosen values (the client order
+  // id table: docs/matching.md, "Client order ids"). It comes from the
+  // journal's table seed (docs/journal.md, "Table seed"), so replay hashes
+  // every table as the live engine did, and is part of snapshots and
+  // StateHash() once set. Set it on a fresh engine, before its first
+  // command or snapshot: kFailedPrecondition otherwise; kInvalidArgument for
+  // the zero key (which means "not set").
+  Status SetTableKey(const SipKey& key);
+  // The zero key until SetTableKey() or a snapshot sets one.
+  const SipKey& table_key() const noexcept;
 
   // Read-only views for tests, depth snapshots and tools.
   Seq last_seq() const noexcept;

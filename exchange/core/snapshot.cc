@@ -33,6 +33,12 @@ uint64_t Engine::StateHash() const noexcept {
   StateHasher h;
   h.Add(s_->next_order_id);
   h.Add(s_->next_trade_id);
+  // The table key counts once set, so unseeded engines (tests without a
+  // journal) hash as the reference book of the matching tests does.
+  if (const SipKey& k = s_->client_order_ids.key(); k != SipKey{}) {
+    h.Add(k.k0);
+    h.Add(k.k1);
+  }
   for (uint32_t id = 0; id < s_->books.size(); ++id) {
     const Book& b = s_->books[id];
     if (!b.listed) continue;
@@ -88,7 +94,7 @@ constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
 // 3: each instrument's delivery day; the reference-data registry at the end.
 // 4: each account's collateral and last settlement date, before the
 //    registry.
-constexpr uint16_t kSnapshotVersion = 4;
+constexpr uint16_t kSnapshotVersion = 5;
 
 Status SnapshotError(const ByteReader& r, const std::string& what) {
   return DataLossError("snapshot: " + what + " at byte " +
@@ -116,6 +122,8 @@ std::string Engine::SaveSnapshot() const {
   w.Put(s_->last_seq.value);
   w.Put(s_->next_order_id);
   w.Put(s_->next_trade_id);
+  w.Put(s_->client_order_ids.key().k0);
+  w.Put(s_->client_order_ids.key().k1);
   uint32_t listed = 0;
   for (const Book& b : s_->books) listed += b.listed ? 1 : 0;
   w.Put(listed);
@@ -282,9 +290,10 @@ Status LoadTables(EngineState& s, ByteReader& r) {
         !s.accounts[a].configured || id == 0) {
       return SnapshotError(r, "bad client order id entry");
     }
-    if (!s.client_order_ids.TryInsert(a, id)) {
-      return SnapshotError(r, "duplicate client order id entry");
-    }
+    const internal::ClientOrderIdSet::Probe p = s.client_order_ids.Find(a, id);
+    if (p.found) return SnapshotError(r, "duplicate client order id entry");
+    if (!p.room) return SnapshotError(r, "client order id probe run full");
+    s.client_order_ids.Insert(p, a, id);
   }
   const uint32_t trades = r.Get<uint32_t>();
   if (!r.ok() || trades > s.spot_trades.capacity()) {
@@ -328,6 +337,23 @@ Status LoadTables(EngineState& s, ByteReader& r) {
 
 }  // namespace
 
+Status Engine::SetTableKey(const SipKey& key) {
+  if (key == SipKey{}) return InvalidArgumentError("table key: zero key");
+  const EngineState& s = *s_;
+  if (s.client_order_ids.key() == key) return Status::Ok();
+  if (s.last_seq.value != 0 || s.next_order_id != 1 ||
+      s.client_order_ids.size() != 0 || s.client_order_ids.key() != SipKey{}) {
+    return FailedPreconditionError(
+        "table key: set only on a fresh engine, once");
+  }
+  s_->client_order_ids.SetKey(key);
+  return Status::Ok();
+}
+
+const SipKey& Engine::table_key() const noexcept {
+  return s_->client_order_ids.key();
+}
+
 Status Engine::LoadSnapshot(std::string_view bytes) {
   EngineState& s = *s_;
   if (s.last_seq.value != 0 || s.resting != 0 || s.next_order_id != 1) {
@@ -344,6 +370,17 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
   if (!r.ok() || s.next_order_id == 0 || s.next_trade_id == 0) {
     return SnapshotError(r, "bad header");
   }
+  SipKey key;
+  key.k0 = r.Get<uint64_t>();
+  key.k1 = r.Get<uint64_t>();
+  if (!r.ok()) return SnapshotError(r, "truncated table key");
+  // The journal's seed set the engine's key before the snapshot was read;
+  // a snapshot of another journal (or none, or an unseeded engine's) in a
+  // seeded one would hash the tables unlike the live engine did.
+  if (s.client_order_ids.key() != SipKey{} && key != s.client_order_ids.key()) {
+    return SnapshotError(r, "table key differs from the journal's seed");
+  }
+  s.client_order_ids.SetKey(key);
   CFX_RETURN_IF_ERROR(LoadBooks(s, r));
   CFX_RETURN_IF_ERROR(LoadTables(s, r));
   std::string_view rest = bytes.substr(r.position());

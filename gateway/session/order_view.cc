@@ -1,8 +1,30 @@
 #include "gateway/session/order_view.h"
 
+#include <openssl/rand.h>
+
 #include <iterator>
+#include <random>
 
 namespace cfx::gateway {
+
+namespace {
+
+exchange::SipKey DrawClientTableKey() {
+  uint64_t words[2] = {0, 0};
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(words), sizeof words) != 1) {
+    // OpenSSL could not seed itself; the kernel's generator then.
+    std::random_device rd;
+    for (uint64_t& w : words) w = (uint64_t{rd()} << 32) ^ rd();
+  }
+  return exchange::SipKey{words[0], words[1]};
+}
+
+}  // namespace
+
+const exchange::SipKey& ClientTableKey() {
+  static const exchange::SipKey key = DrawClientTableKey();
+  return key;
+}
 
 using exchange::Event;
 using exchange::EventType;

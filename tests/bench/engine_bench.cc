@@ -137,8 +137,10 @@ void Finish(benchmark::State& state, std::unique_ptr<Bench>& b,
   if (rejects != 0) state.SkipWithError("the engine rejected commands");
 }
 
-// A new GTC bid that rests (no match) at one of `levels` prices.
-void BM_AddOrder(benchmark::State& state) {
+// A new GTC bid that rests (no match) at one of state.range(0) prices; with
+// `client_order_ids`, each carries the next client order id, which the
+// engine looks up in and adds to its keyed client order id table.
+void AddOrders(benchmark::State& state, bool client_order_ids) {
   uint64_t rejects = 0;
   const int64_t levels = state.range(0);
   auto b = std::make_unique<Bench>(&rejects);
@@ -150,12 +152,24 @@ void BM_AddOrder(benchmark::State& state) {
       i = 0;
       state.ResumeTiming();
     }
-    b->Apply(Limit(AccountId{1}, Side::kBuy, kReference - 1 - i % levels, 10));
+    Command c =
+        Limit(AccountId{1}, Side::kBuy, kReference - 1 - i % levels, 10);
+    if (client_order_ids) {
+      c.client_order_id = ClientOrderId{static_cast<uint64_t>(i) + 1};
+    }
+    b->Apply(c);
     ++i;
   }
   Finish(state, b, rejects);
 }
+
+void BM_AddOrder(benchmark::State& state) { AddOrders(state, false); }
 BENCHMARK(BM_AddOrder)->Arg(1)->Arg(100)->Arg(5'000);
+
+void BM_AddOrderWithClientOrderId(benchmark::State& state) {
+  AddOrders(state, true);
+}
+BENCHMARK(BM_AddOrderWithClientOrderId)->Arg(100);
 
 // Cancel of a random resting order among kPool on `levels` prices (so
 // queues are kPool / levels long). The cost should not depend on the

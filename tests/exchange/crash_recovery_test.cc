@@ -145,6 +145,9 @@ TEST(CrashRecovery, KillNineLosesNothingAcknowledged) {
     // replays the submitted stream with the journaled times.
     auto ref = Engine::Create(SmallMarketConfig());
     ASSERT_TRUE(ref.has_value());
+    // Seeded as recovery seeds the exchange's engine (the key is hashed).
+    ASSERT_TRUE(
+        ref.value()->SetTableKey(p.value()->journal().table_seed()).ok());
     Event buffer[256];
     EventSink sink(buffer, 256, &DiscardEvents, nullptr);
     uint64_t n = 0;

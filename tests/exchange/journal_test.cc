@@ -45,6 +45,7 @@ class JournalTest : public ::testing::Test {
       ADD_FAILURE() << j.error().ToString();
       return nullptr;
     }
+    if (j.value()->table_seed() != SipKey{}) seed_ = j.value()->table_seed();
     return std::move(j).value();
   }
   std::unique_ptr<Journal> OpenReadOnly() {
@@ -72,11 +73,15 @@ class JournalTest : public ::testing::Test {
     });
   }
 
-  // The engine state after applying `cmds` to a fresh engine.
-  static std::unique_ptr<Engine> Run(const std::vector<Command>& cmds,
-                                     std::size_t n) {
+  // The engine state after applying `cmds` to a fresh engine, seeded from
+  // the journal's table seed as recovery seeds its engine.
+  std::unique_ptr<Engine> Run(const std::vector<Command>& cmds,
+                              std::size_t n) const {
     auto engine = Engine::Create(exchange::testing::SmallMarketConfig());
     if (!engine.has_value()) return nullptr;
+    if (seed_ != SipKey{} && !engine.value()->SetTableKey(seed_).ok()) {
+      return nullptr;
+    }
     Event buffer[64];
     EventSink sink(buffer, 64, &DiscardEvents, nullptr);
     for (std::size_t i = 0; i < n; ++i) engine.value()->Apply(cmds[i], sink);
@@ -98,6 +103,7 @@ class JournalTest : public ::testing::Test {
   }
 
   cfx::testing::TempDir tmp_;
+  SipKey seed_;  // the journal's, once Open() has seen it
 };
 
 // --- Append and replay ------------------------------------------------------

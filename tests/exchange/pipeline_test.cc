@@ -10,6 +10,7 @@
 #include "exchange/clock.h"
 #include "exchange/core/reference/reference_payload.h"
 #include "exchange/idle.h"
+#include "exchange/recovery.h"
 #include "tests/support/random_commands.h"
 #include "tests/support/temp_dir.h"
 
@@ -43,14 +44,26 @@ std::vector<Event> RunThrough(Pipeline& p, SpscRing<Command>& ring,
   return events;
 }
 
-TEST(Pipeline, RestartRecoversTheSameStateFromSnapshotAndJournal) {
-  cfx::testing::TempDir dir;
-  SimulatedClock clock(Timestamp{1'800'000'000'000'000'000});
+// Options for a pipeline in `dir`/data that snapshots every 700 seqs.
+PipelineOptions SnapshottingOptions(const cfx::testing::TempDir& dir) {
   PipelineOptions options;
   options.data_dir = dir.Sub("data");
   options.shard.snapshot_every = 700;
-  auto cmds = RandomCommands(11, 3'000);
-  for (Command& c : cmds) c.seq = Seq{};  // the sequencer stamps them
+  return options;
+}
+
+// 3,000 random commands without seqs: the sequencer stamps them.
+std::vector<Command> UnstampedCommands(uint64_t seed) {
+  auto cmds = RandomCommands(seed, 3'000);
+  for (Command& c : cmds) c.seq = Seq{};
+  return cmds;
+}
+
+TEST(Pipeline, RestartRecoversTheSameStateFromSnapshotAndJournal) {
+  cfx::testing::TempDir dir;
+  SimulatedClock clock(Timestamp{1'800'000'000'000'000'000});
+  const PipelineOptions options = SnapshottingOptions(dir);
+  const auto cmds = UnstampedCommands(11);
 
   uint64_t hash = 0;
   Seq last;
@@ -72,6 +85,94 @@ TEST(Pipeline, RestartRecoversTheSameStateFromSnapshotAndJournal) {
   EXPECT_EQ(p.value()->recovery().state_hash, hash);
   EXPECT_EQ(p.value()->recovery().snapshot_seq, last);  // shutdown snapshot
   EXPECT_EQ(p.value()->recovery().replayed, 0u);
+}
+
+// The engine's table key comes from the journal's table seed, written once
+// when the journal is created: the live engine, a full replay, the snapshot
+// and a restart all hash the client order id table alike and reach the
+// same StateHash(), of which the key is part.
+TEST(Pipeline, TableSeedIsWrittenAtGenesisAndReplayReproducesTheStateHash) {
+  cfx::testing::TempDir dir;
+  SimulatedClock clock(Timestamp{1'800'000'000'000'000'000});
+  const PipelineOptions options = SnapshottingOptions(dir);
+  const auto cmds = UnstampedCommands(13);
+
+  SipKey seed;
+  uint64_t hash = 0;
+  std::string snapshot;
+  {
+    auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
+    ASSERT_TRUE(p.has_value()) << p.error().ToString();
+    seed = p.value()->journal().table_seed();
+    ASSERT_NE(seed, SipKey{});
+    EXPECT_EQ(p.value()->engine().table_key(), seed);
+    SpscRing<Command>* ring = p.value()->AddProducer(1024);
+    p.value()->Start();
+    RunThrough(*p.value(), *ring, cmds);
+    ASSERT_TRUE(p.value()->Stop().ok());
+    hash = p.value()->engine().StateHash();
+    snapshot = p.value()->engine().SaveSnapshot();
+
+    // A full replay from seq 1, seeded from the journal, ends in the same
+    // state; unseeded, the same commands hash otherwise (the key counts).
+    for (const bool seeded : {true, false}) {
+      auto e = Engine::Create(SmallMarketConfig());
+      ASSERT_TRUE(e.has_value());
+      if (seeded) {
+        ASSERT_TRUE(SeedEngine(p.value()->journal(), *e.value()).ok());
+      }
+      Event buffer[256];
+      EventSink sink(
+          buffer, 256, [](void*, const Event*, std::size_t) {}, nullptr);
+      ASSERT_TRUE(p.value()
+                      ->journal()
+                      .ReplayWithPayloads(
+                          Seq{},
+                          [&](const Command& c, std::string_view payload) {
+                            e.value()->Apply(c, payload, sink);
+                            return Status::Ok();
+                          })
+                      .ok());
+      sink.Flush();
+      if (seeded) {
+        EXPECT_EQ(e.value()->StateHash(), hash);
+      } else {
+        EXPECT_NE(e.value()->StateHash(), hash);
+      }
+    }
+  }
+  // The snapshot holds the key: a fresh engine takes it from there, and an
+  // engine seeded from another journal refuses the snapshot.
+  {
+    auto e = Engine::Create(SmallMarketConfig());
+    ASSERT_TRUE(e.has_value());
+    ASSERT_TRUE(e.value()->LoadSnapshot(snapshot).ok());
+    EXPECT_EQ(e.value()->table_key(), seed);
+    EXPECT_EQ(e.value()->StateHash(), hash);
+    auto other = Engine::Create(SmallMarketConfig());
+    ASSERT_TRUE(other.has_value());
+    ASSERT_TRUE(other.value()->SetTableKey(SipKey{seed.k0 ^ 1, seed.k1}).ok());
+    EXPECT_EQ(other.value()->LoadSnapshot(snapshot).code(),
+              StatusCode::kDataLoss);
+  }
+  // A restart (snapshot + tail) and a read-only open see the same seed.
+  {
+    auto p = Pipeline::Open(SmallMarketConfig(), options, clock);
+    ASSERT_TRUE(p.has_value()) << p.error().ToString();
+    EXPECT_EQ(p.value()->journal().table_seed(), seed);
+    EXPECT_EQ(p.value()->engine().table_key(), seed);
+    EXPECT_EQ(p.value()->recovery().state_hash, hash);
+  }
+  JournalOptions ro;
+  ro.read_only = true;
+  auto j = Journal::Open(options.data_dir, ro);
+  ASSERT_TRUE(j.has_value()) << j.error().ToString();
+  EXPECT_EQ(j.value()->table_seed(), seed);
+  // Another journal draws another seed.
+  auto fresh = Journal::Open(dir.Sub("other"), JournalOptions());
+  ASSERT_TRUE(fresh.has_value()) << fresh.error().ToString();
+  EXPECT_NE(fresh.value()->table_seed(), SipKey{});
+  EXPECT_NE(fresh.value()->table_seed(), seed);
 }
 
 TEST(Pipeline, SequencesCommandsInArrivalOrderWithDenseSeqs) {

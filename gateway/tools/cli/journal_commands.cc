@@ -336,6 +336,8 @@ int RunVerify(const JournalArgs& args) {
     auto engine = Engine::Create(engine_config);
     if (!engine.has_value()) return fail(engine.error().ToString());
     full = std::move(engine).value();
+    const Status seeded = SeedEngine(*journal, *full);
+    if (!seeded.ok()) return fail(seeded.ToString());
   }
   Result<uint64_t> checked = CheckRecords(*journal, first, full.get());
   if (!checked.has_value()) return fail(checked.error().ToString());

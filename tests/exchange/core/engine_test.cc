@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "exchange/core/client_order_id_set.h"
+#include "exchange/core/keyed_hash.h"
 #include "tests/support/engine_fixture.h"
 
 namespace cfx::exchange {
@@ -853,6 +855,79 @@ TEST(EngineClientOrderIds, TableSizeMustBeInRange) {
   EXPECT_EQ(r.error().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.error().message().find("max_client_order_ids"),
             std::string::npos);
+}
+
+// The table's probing is bounded (ClientOrderIdSet::kMaxProbe): an id
+// whose run of slots is full is refused like one for a full table, and
+// changes nothing. Only a test that knows the key can find such ids.
+TEST(EngineClientOrderIds, FullProbeRunRejectsWithClientOrderIdLimit) {
+  EngineConfig config = TestConfig();
+  config.limits.max_client_order_ids = 512;  // 1,024 slots
+  D d(config);
+  ASSERT_TRUE(d.ok());
+  const SipKey key{0xC0FFEE, 0xF00D};
+  ASSERT_TRUE(d.engine().SetTableKey(key).ok());
+  EXPECT_EQ(d.engine().table_key(), key);
+  constexpr uint32_t kRun = internal::ClientOrderIdSet::kMaxProbe;
+  std::vector<uint64_t> ids;  // ids of kA whose home slot is 7
+  for (uint64_t id = 1; ids.size() <= kRun; ++id) {
+    if ((SipHash13(key, id, kA.value) & 1023) == 7) ids.push_back(id);
+  }
+  for (uint32_t k = 0; k < kRun; ++k) {
+    const auto ev = d.Apply(WithClientOrderId(
+        D::Limit(kA, kFut, Side::kBuy, Cents(570), 1, TimeInForce::kIoc),
+        ids[k]));
+    ASSERT_EQ(ev[0].type, EventType::kOrderAccepted) << k;
+  }
+  const uint64_t hash = d.engine().StateHash();
+  const auto refused = d.Apply(WithClientOrderId(
+      D::Limit(kA, kFut, Side::kBuy, Cents(570), 1, TimeInForce::kIoc),
+      ids[kRun]));
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(RejectCodeName(refused[0].reject_code()), "CLIENT_ORDER_ID_LIMIT");
+  EXPECT_EQ(d.engine().StateHash(), hash);
+  // The run's ids are still remembered; another home slot has room.
+  EXPECT_EQ(d.Apply(WithClientOrderId(
+                D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), ids[0]))[0]
+                .reject_code(),
+            RejectCode::kDuplicateClientOrderId);
+  uint64_t elsewhere = ids[kRun] + 1;
+  while ((SipHash13(key, elsewhere, kA.value) & 1023) < 400) ++elsewhere;
+  EXPECT_EQ(d.Apply(WithClientOrderId(
+                D::Limit(kA, kFut, Side::kBuy, Cents(570), 1), elsewhere))[0]
+                .type,
+            EventType::kOrderAccepted);
+}
+
+// The table key is set once, on a fresh engine; it travels in the snapshot
+// and counts in the state hash.
+TEST(EngineClientOrderIds, TheTableKeyIsSetOnceAndTravelsInTheSnapshot) {
+  D d(TestConfig());
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d.engine().SetTableKey(SipKey{}).code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(d.engine().SetTableKey(SipKey{1, 2}).ok());
+  EXPECT_TRUE(d.engine().SetTableKey(SipKey{1, 2}).ok());  // the same again
+  EXPECT_EQ(d.engine().SetTableKey(SipKey{3, 4}).code(),
+            StatusCode::kFailedPrecondition);
+  D unseeded(TestConfig());
+  for (uint64_t id = 1; id <= 20; ++id) {
+    const Command c = WithClientOrderId(
+        D::Limit(kA, kFut, Side::kBuy, Cents(560), 1), id * 7919);
+    ASSERT_EQ(d.Apply(c)[0].type, EventType::kOrderAccepted);
+    ASSERT_EQ(unseeded.Apply(c)[0].type, EventType::kOrderAccepted);
+  }
+  EXPECT_EQ(d.engine().SetTableKey(SipKey{5, 6}).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_NE(d.engine().StateHash(), unseeded.engine().StateHash());
+  const std::string snap = d.engine().SaveSnapshot();
+  D loaded(TestConfig());
+  ASSERT_TRUE(loaded.engine().LoadSnapshot(snap).ok());
+  EXPECT_EQ(loaded.engine().table_key(), (SipKey{1, 2}));
+  EXPECT_EQ(loaded.engine().StateHash(), d.engine().StateHash());
+  D other(TestConfig());
+  ASSERT_TRUE(other.engine().SetTableKey(SipKey{3, 4}).ok());
+  EXPECT_EQ(other.engine().LoadSnapshot(snap).code(), StatusCode::kDataLoss);
 }
 
 TEST(EngineClientOrderIds, RejectCodesKeepTheirWireNumbers) {

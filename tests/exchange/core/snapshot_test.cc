@@ -152,7 +152,12 @@ TEST(EngineSnapshot, OlderSnapshotVersionsAreRefused) {
   EventCollector events;
   for (const Command& c : RandomCommands(11, 100)) e->Apply(c, events.sink());
   std::string snap = e->SaveSnapshot();
-  ASSERT_EQ(snap[4], 4);  // u16 version after the u32 magic
+  ASSERT_EQ(snap[4], 5);  // u16 version after the u32 magic
+  snap[4] = 4;            // before the table key
+  const Status four = NewEngine()->LoadSnapshot(snap);
+  EXPECT_EQ(four.code(), StatusCode::kDataLoss);
+  EXPECT_NE(four.message().find("unsupported version 4"), std::string::npos)
+      << four.message();
   snap[4] = 3;  // before collateral: its bytes lack the accounts' money
   const Status three = NewEngine()->LoadSnapshot(snap);
   EXPECT_EQ(three.code(), StatusCode::kDataLoss);

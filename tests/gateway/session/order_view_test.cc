@@ -5,6 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <unordered_map>
+
+#include "gateway/fix/fix_fields.h"
+
 namespace cfx::gateway {
 namespace {
 
@@ -98,6 +103,49 @@ TEST(OrderView, WithoutTheIndexNothingIsFoundByClientOrderId) {
   view.OnEvent(Accepted(1, 7, 100));
   EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{7},
                                      exchange::ClientOrderId{100}),
+            nullptr);
+}
+
+// Numeric ClOrdIDs that are multiples of the bucket count all shared bucket
+// 0 under the old unkeyed hash (id + (account << 40)): the keyed hash
+// spreads them, and every lookup still finds its own entry.
+TEST(OrderView, ClientOrderKeysCollidingUnderTheUnkeyedHashSpread) {
+  std::unordered_map<ClientOrderKey, uint64_t, ClientOrderKeyHash> table;
+  table.reserve(20'000);
+  const uint64_t buckets = table.bucket_count();
+  for (uint64_t k = 1; k <= 10'000; ++k) table[{7, k * buckets}] = k;
+  ASSERT_EQ(table.bucket_count(), buckets);
+  std::size_t longest = 0;
+  for (std::size_t b = 0; b < table.bucket_count(); ++b) {
+    longest = std::max(longest, table.bucket_size(b));
+  }
+  // 10k keys in >= 20k buckets at random: chains of a handful at most.
+  EXPECT_LT(longest, 12u);
+  for (uint64_t k = 1; k <= 10'000; ++k) {
+    ASSERT_EQ(table.at({7, k * buckets}), k);
+  }
+}
+
+TEST(OrderView, TheIndexAnswersForNumericClOrdIdsOnOneStride) {
+  OrderView view(/*index_client_order_ids=*/true);
+  // The ClOrdIDs "2000003", "4000006", ...: digits, so the id is the number.
+  constexpr uint64_t kStride = 2'000'003;
+  for (uint64_t k = 1; k <= 5'000; ++k) {
+    const std::string text = std::to_string(k * kStride);
+    ASSERT_EQ(fix::ClientOrderIdForClOrdId(text), k * kStride);
+    view.OnEvent(Accepted(k, 7, k * kStride));
+  }
+  for (uint64_t k = 1; k <= 5'000; ++k) {
+    const OrderRecord* o = view.FindByClientOrderId(
+        exchange::AccountId{7}, exchange::ClientOrderId{k * kStride});
+    ASSERT_NE(o, nullptr) << k;
+    EXPECT_EQ(o->id, exchange::OrderId{k});
+    EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{8},
+                                       exchange::ClientOrderId{k * kStride}),
+              nullptr);
+  }
+  EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{7},
+                                     exchange::ClientOrderId{kStride + 1}),
             nullptr);
 }
 

@@ -17,6 +17,7 @@
 #include "exchange/default_market.h"
 #include "exchange/journal.h"
 #include "exchange/journal_record.h"
+#include "exchange/recovery.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
 
@@ -57,6 +58,7 @@ class JournalToolTest : public ::testing::Test {
     auto engine = Engine::Create(MakeDefaultMarket().engine);
     EXPECT_TRUE(engine.has_value());
     if (!engine.has_value()) return 0;
+    EXPECT_TRUE(SeedEngine(*j.value(), *engine.value()).ok());
     Event buffer[64];
     EventSink sink(buffer, 64, &DiscardEvents, nullptr);
     const Timestamp start = ParseUtcTimestamp("2026-12-01T00:00:00Z").value();

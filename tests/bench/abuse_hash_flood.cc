@@ -1,0 +1,345 @@
+// `cfx-bench abuse --workload hash-flood`: client order ids chosen to
+// collide in the engine's client order id table (computed by inverting the
+// table's old, unkeyed hash) against random ids, in the same run; and a
+// victim firm's round trips through the protobuf gateway, quiet and while
+// an attacker firm sends such ids within its throttle.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "exchange/core/client_order_id_set.h"
+#include "gateway/config/server_config.h"
+#include "gateway/server/exchange_server.h"
+#include "tests/bench/abuse_bench.h"
+#include "tests/bench/abuse_pb_client.h"
+#include "tests/bench/latency_histogram.h"
+#include "tests/bench/loopback_bench.h"
+#include "tests/bench/rng.h"
+#include "tests/bench/scratch_dir.h"
+#include "tests/support/colliding_client_order_ids.h"
+
+namespace cfx::bench {
+
+namespace {
+
+using exchange::internal::ClientOrderIdSet;
+
+// The account of the attacking firm in the engine-level figure.
+constexpr uint32_t kAttacker = 7;
+// Timed passes over the ids per run; the median pass is reported.
+constexpr int kPasses = 5;
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Nanoseconds per Find() + Insert() of `ids` into `set`, the median of
+// kPasses passes. An untimed pass first touches the slots the ids use, so
+// neither set of ids pays page faults the other does not; each pass starts
+// from an empty day (Clear()).
+double InsertNanos(ClientOrderIdSet& set, const std::vector<uint64_t>& ids,
+                   std::string* problem) {
+  std::vector<double> passes;
+  for (int pass = -1; pass < kPasses; ++pass) {
+    set.Clear();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (uint64_t id : ids) {
+      const ClientOrderIdSet::Probe p = set.Find(kAttacker, id);
+      if (p.found || !p.room) {
+        *problem = "client order id " + std::to_string(id) +
+                   (p.found ? " found twice" : " found no room");
+        return 0;
+      }
+      set.Insert(p, kAttacker, id);
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    if (pass >= 0) {
+      passes.push_back(
+          std::chrono::duration<double, std::nano>(t1 - t0).count() /
+          static_cast<double>(ids.size()));
+    }
+  }
+  return MedianOf(passes);
+}
+
+// ------------------------------------------------------------ end to end
+
+namespace w = cfx::wire::v1;
+
+// IOC buys of 1 lot of the front B200-STD future below its $5.80
+// reference: accepted (so the engine remembers the id), then cancelled at
+// once, so the book stays empty whatever the load.
+constexpr const char* kSymbol = "XB2SZ6";
+constexpr int64_t kVictimPrice = 57'500;
+constexpr int64_t kAttackerPrice = 57'000;
+constexpr int64_t kAnswerNanos = 10'000'000'000;  // an answer's deadline
+
+struct Trader {
+  std::string key;
+  std::string secret;
+  uint32_t account = 0;
+};
+
+// Adds a firm with one account and one trader.
+Trader AddTrader(gateway::ServerConfig& c, const std::string& firm) {
+  Trader t{firm + "-trader", firm + "-secret", 0};
+  t.account = static_cast<uint32_t>(c.accounts.size() + 1);
+  c.firms.push_back(gateway::FirmInfo{firm, ""});
+  gateway::AccountInfo a;
+  a.id = exchange::AccountId{t.account};
+  a.name = firm + "-1";
+  a.firm = firm;
+  a.clearing_member =
+      c.clearing_members.empty() ? "" : c.clearing_members.front().name;
+  a.collateral = kBenchCollateral;
+  c.accounts.push_back(a);
+  c.engine.accounts.push_back(
+      exchange::AccountConfig{a.id, a.stp, a.collateral});
+  gateway::UserConfig u;
+  u.name = t.key;
+  u.firm = firm;
+  u.role = gateway::Role::kTrader;
+  u.account = a.id;
+  u.api_keys.push_back(gateway::ApiKey{t.key, t.secret});
+  c.users.push_back(std::move(u));
+  return t;
+}
+
+void QueueOrder(PbClient& c, uint64_t id, int64_t price) {
+  w::Envelope e;
+  w::NewOrder* o = e.mutable_new_order();
+  o->set_client_order_id(id);
+  o->set_symbol(kSymbol);
+  o->set_side(w::SIDE_BUY);
+  o->set_order_type(w::ORDER_TYPE_LIMIT);
+  o->set_time_in_force(w::TIME_IN_FORCE_IOC);
+  o->set_price(price);
+  o->set_quantity(1);
+  c.Queue(e);
+}
+
+// What one client thread saw.
+struct ClientTally {
+  uint64_t answered = 0;
+  uint64_t rejected = 0;  // REJECTED or SessionReject
+  std::string error;
+};
+
+// The victim: order i (id first_id + i) is due at start + i x interval; it
+// is sent then (or at once when late) and its latency runs from the due
+// time to its acknowledgement, so a stall also delays the orders queued
+// behind it.
+void VictimLoop(PbClient& c, uint64_t first_id, uint64_t n, int64_t start,
+                int64_t interval, LatencyHistogram* h, ClientTally* t) {
+  for (uint64_t i = 0; i < n && t->error.empty(); ++i) {
+    const int64_t due = start + static_cast<int64_t>(i) * interval;
+    if (NowNanos() < due) SleepUntilNanos(due);
+    QueueOrder(c, first_id + i, kVictimPrice);
+    if (Status st = c.Flush(); !st.ok()) {
+      t->error = st.ToString();
+      return;
+    }
+    while (true) {
+      w::Envelope e;
+      Result<bool> got = c.Next(NowNanos() + kAnswerNanos, &e);
+      if (!got.has_value() || !got.value()) {
+        t->error = got.has_value() ? "an order was never answered"
+                                   : got.error().ToString();
+        return;
+      }
+      bool rejected = false;
+      if (AnsweredClientOrderId(e, &rejected) != first_id + i) continue;
+      h->Record(static_cast<uint64_t>(NowNanos() - due));
+      ++t->answered;
+      t->rejected += rejected ? 1 : 0;
+      break;
+    }
+  }
+}
+
+// The attacker: `ids` sent in 1 ms steps at `rate`/s from `start`, every
+// answer read as it comes; then the rest collected.
+void AttackerLoop(PbClient& c, const std::vector<uint64_t>& ids, int64_t start,
+                  double rate, ClientTally* t) {
+  std::size_t sent = 0;
+  auto drain = [&](int64_t deadline) {
+    w::Envelope e;
+    Result<bool> got = c.Next(deadline, &e);
+    if (!got.has_value()) {
+      t->error = got.error().ToString();
+      return false;
+    }
+    if (!got.value()) return false;
+    bool rejected = false;
+    if (AnsweredClientOrderId(e, &rejected) != 0) {
+      ++t->answered;
+      t->rejected += rejected ? 1 : 0;
+    }
+    return true;
+  };
+  while (sent < ids.size() && t->error.empty()) {
+    const int64_t now = NowNanos();
+    const auto due = static_cast<std::size_t>(
+        std::max<double>(0, static_cast<double>(now - start) * 1e-9 * rate));
+    for (; sent < std::min(due, ids.size()); ++sent) {
+      QueueOrder(c, ids[sent], kAttackerPrice);
+    }
+    if (Status st = c.Flush(); !st.ok()) {
+      t->error = st.ToString();
+      return;
+    }
+    while (drain(0)) {
+    }
+    SleepUntilNanos(now + 1'000'000);
+  }
+  const int64_t deadline = NowNanos() + kAnswerNanos;
+  while (t->answered < ids.size() && t->error.empty() && drain(deadline)) {
+  }
+  if (t->answered < ids.size() && t->error.empty()) {
+    t->error = std::to_string(ids.size() - t->answered) +
+               " attacker orders never answered";
+  }
+}
+
+struct Rates {
+  double seconds = 0;
+  double victim = 0;    // orders/s
+  double attacker = 0;  // orders/s
+};
+
+// Victim latency quiet (alone), then under attack, on one fresh server.
+Status RunEndToEnd(const AbuseOptions& o, const Rates& rates,
+                   LatencyHistogram* quiet, LatencyHistogram* attack,
+                   AbuseRun* r) {
+  auto made = BenchServerConfig(kSymbol);
+  if (!made.has_value()) return made.error();
+  gateway::ServerConfig config = std::move(made).value();
+  // The attacker keeps within the session throttle the exchange ships with.
+  auto shipped = gateway::DefaultServerConfig();
+  if (!shipped.has_value()) return shipped.error();
+  config.session.max_messages_per_second =
+      shipped.value().session.max_messages_per_second;
+  const Trader victim = AddTrader(config, "VICTIM");
+  const Trader attacker = AddTrader(config, "FLOOD");
+  config.RebuildIndex();
+  CFX_RETURN_IF_ERROR(exchange::ValidateEngineConfig(config.engine));
+  if (rates.attacker >= config.session.max_messages_per_second) {
+    return InvalidArgumentError("attacker rate not within the throttle");
+  }
+
+  auto scratch = ScratchDir::Create(o.dir, "cfx-bench-abuse");
+  if (!scratch.has_value()) return scratch.error();
+  gateway::ServerOptions so;
+  so.data_dir = scratch.value()->path() + "/data";
+  so.protobuf_port = 0;
+  so.http_port = 0;
+  so.fix_port = 0;
+  so.simulated_clock = false;
+  auto started = gateway::ExchangeServer::Start(config, so);
+  if (!started.has_value()) return started.error();
+  gateway::ExchangeServer& server = *started.value();
+
+  PbClient vc, ac;
+  CFX_RETURN_IF_ERROR(
+      vc.ConnectAndLogon(server.protobuf_port(), victim.key, victim.secret));
+  CFX_RETURN_IF_ERROR(ac.ConnectAndLogon(server.protobuf_port(), attacker.key,
+                                         attacker.secret));
+
+  const auto interval = static_cast<int64_t>(1e9 / rates.victim);
+  const auto n = static_cast<uint64_t>(rates.seconds * rates.victim);
+  const auto n_attack = static_cast<uint32_t>(rates.seconds * rates.attacker);
+  const std::vector<uint64_t> ids =
+      exchange::testing::CollidingClientOrderIds(attacker.account, n_attack);
+  ClientTally vt, at;
+  LatencyHistogram warm;
+  VictimLoop(vc, 1, n / 4 + 1, NowNanos(), interval, &warm, &vt);  // warm-up
+  VictimLoop(vc, 1'000'000, n, NowNanos(), interval, quiet, &vt);
+  const int64_t start = NowNanos() + 10'000'000;
+  std::thread flood(AttackerLoop, std::ref(ac), std::cref(ids), start,
+                    rates.attacker, &at);
+  VictimLoop(vc, 2'000'000, n, start, interval, attack, &vt);
+  flood.join();
+  const Status stopped = server.Stop();
+
+  for (const std::string& e : {vt.error, at.error}) {
+    if (!e.empty()) r->problems.push_back(e);
+  }
+  if (vt.rejected != 0) {
+    r->problems.push_back(std::to_string(vt.rejected) +
+                          " victim orders rejected");
+  }
+  if (at.rejected != 0) {
+    r->problems.push_back(std::to_string(at.rejected) +
+                          " attacker orders rejected (throttle or engine)");
+  }
+  if (!stopped.ok())
+    r->problems.push_back("server stop: " + stopped.ToString());
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "victim_*: %llu IOC orders at %.0f/s through the protobuf "
+                "gateway, due time to acknowledgement; quiet = alone, attack "
+                "= while another firm sends %u ids colliding under the "
+                "unkeyed hash at %.0f/s (its throttle: %u messages/s)",
+                static_cast<unsigned long long>(n), rates.victim, n_attack,
+                rates.attacker, config.session.max_messages_per_second);
+  r->notes.push_back(line);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<AbuseRun> RunHashFloodAbuse(const AbuseOptions& o, uint32_t run) {
+  const uint32_t n = o.smoke ? 2'000 : 10'000;
+  // The engine's default table (EngineLimits::max_client_order_ids).
+  const uint32_t max_entries = 1u << 22;
+  ClientOrderIdSet set(max_entries);
+  if (!set.ok()) return InternalError("cannot allocate the id table");
+
+  const std::vector<uint64_t> colliding =
+      exchange::testing::CollidingClientOrderIds(kAttacker, n);
+  Rng rng(o.seed + run);
+  // A key as the journal's seed would give it.
+  set.SetKey(exchange::SipKey{rng.Next() | 1, rng.Next()});
+  std::vector<uint64_t> random;
+  random.reserve(n);
+  while (random.size() < n) {
+    const uint64_t id = rng.Next();
+    if (id != 0) random.push_back(id);
+  }
+
+  AbuseRun r;
+  std::string problem;
+  AbuseFigure engine{"engine_insert", "ns", 0, 0, 1.2};
+  engine.quiet = InsertNanos(set, random, &problem);
+  engine.attack = InsertNanos(set, colliding, &problem);
+  if (!problem.empty()) r.problems.push_back(problem);
+  r.figures.push_back(engine);
+  r.notes.push_back("engine_insert: " + std::to_string(n) +
+                    " ids of one account, Find + Insert into a table for " +
+                    std::to_string(max_entries) +
+                    " ids; quiet = random ids, attack = ids colliding under "
+                    "the unkeyed hash");
+
+  Rates rates;
+  rates.seconds = o.smoke ? 0.5 : 2.0;
+  rates.victim = o.smoke ? 400 : 1'000;
+  rates.attacker = o.smoke ? 2'000 : 5'000;
+  LatencyHistogram quiet, attack;
+  CFX_RETURN_IF_ERROR(RunEndToEnd(o, rates, &quiet, &attack, &r));
+  auto ms = [](const LatencyHistogram& h, double q) {
+    return static_cast<double>(h.Percentile(q)) / 1e6;
+  };
+  r.figures.push_back(
+      {"victim_p50", "ms", ms(quiet, 0.50), ms(attack, 0.50), 0});
+  r.figures.push_back(
+      {"victim_p99", "ms", ms(quiet, 0.99), ms(attack, 0.99), 2.0});
+  return r;
+}
+
+}  // namespace cfx::bench
