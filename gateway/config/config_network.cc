@@ -78,6 +78,9 @@ void Builder::BuildLimitsAndSession() {
     session.default_heartbeat_ms = s.default_heartbeat_ms();
   }
   if (s.max_sessions() != 0) session.max_sessions = s.max_sessions();
+  if (s.resend_max_messages() != 0) {
+    session.resend_max_messages = s.resend_max_messages();
+  }
   if (in_.journal().snapshot_every() != 0) {
     out_.snapshot_every = in_.journal().snapshot_every();
   }

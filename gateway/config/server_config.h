@@ -154,6 +154,9 @@ struct SessionPolicy {
   uint32_t logon_window_seconds = 30;
   uint32_t default_heartbeat_ms = 5'000;
   uint32_t max_sessions = 256;
+  // Protobuf resume: messages kept per account, and the most one resume
+  // resends (docs/protocol.md).
+  uint32_t resend_max_messages = 2'500;
 };
 
 // The validated exchange configuration (deploy/config/exchange.textproto,

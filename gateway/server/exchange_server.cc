@@ -247,7 +247,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.config = &config;
   deps.instruments = instruments.get();
   deps.ring = ring;
-  deps.journal = &pipeline->journal();
+  deps.dir = options.data_dir + "/pb";
   deps.market_data = md.get();
   deps.metrics = metrics.get();
   deps.clock = clock.get();
