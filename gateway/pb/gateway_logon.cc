@@ -97,6 +97,8 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   s.user = user;
   s.account = user->account;
   s.state = Session::State::kActive;
+  // The heartbeat timeout counts from logon: the nonce's sync took time.
+  s.last_recv_ns = SteadyNs();
   if (m.heartbeat_interval_ms() != 0)
     s.heartbeat_ms = m.heartbeat_interval_ms();
   s.cancel_on_disconnect = !m.cancel_on_disconnect_opt_out();
