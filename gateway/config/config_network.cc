@@ -85,6 +85,9 @@ void Builder::BuildLimitsAndSession() {
   if (s.max_pre_logon_per_source() != 0) {
     session.max_pre_logon_per_source = s.max_pre_logon_per_source();
   }
+  if (s.resend_max_messages() != 0) {
+    session.resend_max_messages = s.resend_max_messages();
+  }
   if (in_.journal().snapshot_every() != 0) {
     out_.snapshot_every = in_.journal().snapshot_every();
   }

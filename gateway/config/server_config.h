@@ -165,6 +165,9 @@ struct SessionPolicy {
   uint32_t pre_logon_timeout_ms = 3'000;
   uint32_t max_pre_logon = 64;
   uint32_t max_pre_logon_per_source = 8;
+  // Protobuf resume: messages kept per account, and the most one resume
+  // resends (docs/protocol.md).
+  uint32_t resend_max_messages = 2'500;
 };
 
 // The validated exchange configuration (deploy/config/exchange.textproto,

@@ -14,10 +14,11 @@ using exchange::AccountId;
 
 ExecutionReportPublisher::ExecutionReportPublisher(
     const ServerConfig& config, const InstrumentTable& instruments,
-    Outbox& outbox)
+    Outbox& outbox, Resender& history)
     : config_(config),
       instruments_(instruments),
       outbox_(outbox),
+      history_(history),
       builder_(config, instruments),
       by_account_(config.engine.limits.max_accounts + 1) {}
 
@@ -59,8 +60,8 @@ void ExecutionReportPublisher::Publish(AccountId account,
       }
     }
   }
-  if (sessions.empty()) return;
   if (!outbox_.Frame(env)) return;
+  history_.Record(account, env, outbox_.framed());
   for (Session* s : sessions) outbox_.SendFramed(*s, true, seq_);
 }
 

@@ -6,6 +6,7 @@
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/event.h"
 #include "gateway/pb/report_builder.h"
+#include "gateway/pb/resend.h"
 #include "gateway/pb/session.h"
 
 namespace cfx::gateway {
@@ -18,7 +19,8 @@ namespace cfx::gateway::pb {
 // The protobuf gateway's egress publisher (docs/protocol.md): turns each
 // durable engine event into the order messages of the accounts it concerns
 // (ReportBuilder) and queues them, sequenced, for the logged-on sessions of
-// those accounts; measures order-to-ack latency; answers
+// those accounts, and keeps them in the resend history; measures
+// order-to-ack latency; answers
 // OrderStatusRequest from the order view; and tells both sides' sessions
 // (and their clearing members') of a trade bust.
 //
@@ -26,9 +28,11 @@ namespace cfx::gateway::pb {
 // from the config; the ReportBuilder's order view.
 class ExecutionReportPublisher {
  public:
-  // `config`, `instruments` and `outbox` must outlive the publisher.
+  // `config`, `instruments`, `outbox` and `history` (every account's
+  // messages go to its Record()) must outlive the publisher.
   ExecutionReportPublisher(const ServerConfig& config,
-                           const InstrumentTable& instruments, Outbox& outbox);
+                           const InstrumentTable& instruments, Outbox& outbox,
+                           Resender& history);
 
   // From logon on, the reports of `s.account` reach `s`.
   void Add(Session& s);
@@ -53,6 +57,9 @@ class ExecutionReportPublisher {
   // The answer to `s`'s OrderStatusRequest, or a SessionReject.
   void OnOrderStatus(Session& s, const wire::v1::OrderStatusRequest& m);
 
+  // The order view the reports are built from.
+  const OrderView& orders() const { return builder_.orders(); }
+
  private:
   static constexpr std::size_t kMaxPendingAcks = 1 << 16;
 
@@ -61,6 +68,7 @@ class ExecutionReportPublisher {
   const ServerConfig& config_;
   const InstrumentTable& instruments_;
   Outbox& outbox_;
+  Resender& history_;
   ReportBuilder builder_;
   std::vector<std::vector<Session*>> by_account_;  // account id
   uint64_t seq_ = 0;

@@ -1,6 +1,7 @@
 #include "gateway/pb/gateway.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
@@ -53,8 +54,10 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       config_(*deps.config),
       instruments_(*deps.instruments),
       outbox_(deps.metrics),
+      resender_(deps.config->engine.limits.max_accounts,
+                deps.config->session.resend_max_messages, outbox_),
       adapter_(*deps.instruments),
-      reports_(*deps.config, *deps.instruments, outbox_),
+      reports_(*deps.config, *deps.instruments, outbox_, resender_),
       market_data_(deps.config->instruments.size(), *deps.instruments, adapter_,
                    *deps.market_data, outbox_),
       desk_(*deps.config, deps.payload_arena),
@@ -78,6 +81,19 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
 Gateway::~Gateway() { Stop(); }
 
 Status Gateway::Listen(const std::string& address, uint16_t port) {
+  if (!deps_.dir.empty()) {
+    std::error_code fs_ec;
+    std::filesystem::create_directories(deps_.dir, fs_ec);
+    if (fs_ec) {
+      return Status(StatusCode::kUnavailable, "protobuf gateway: cannot create " +
+                                                  deps_.dir + ": " +
+                                                  fs_ec.message());
+    }
+    const int64_t horizon =
+        WallNs() -
+        2 * int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
+    CFX_RETURN_IF_ERROR(nonces_.Open(deps_.dir + "/logon-nonces", horizon));
+  }
   boost::system::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
   if (ec) {
@@ -431,10 +447,19 @@ int Gateway::Poll() {
     last_timer_scan_ns_ = now;
     ScanTimers(now);
   }
+  work += ServeResends();
   return work + Write(now);
 }
 
-// Logon timeouts, heartbeats, dead peers, expired nonces, finished workers.
+int Gateway::ServeResends() {
+  std::vector<Session*> slow;
+  const int sent = resender_.Serve(sessions_, instruments_, reports_.orders(),
+                                   kMaxOutputBytes, &slow);
+  for (Session* s : slow) Close(*s, "slow consumer");
+  return sent;
+}
+
+// Logon timeouts, heartbeats, dead peers, expired nonces.
 void Gateway::ScanTimers(int64_t now) {
   std::vector<Session*> expired;
   for (auto& [id, sp] : sessions_) {
@@ -462,10 +487,7 @@ void Gateway::ScanTimers(int64_t now) {
   const int64_t horizon =
       WallNs() -
       2 * int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
-  for (auto it = nonces_.begin(); it != nonces_.end();) {
-    it = it->second < horizon ? nonces_.erase(it) : std::next(it);
-  }
-  ReapWorkers(false);
+  nonces_.Expire(horizon);
 }
 
 // Starts a socket write for each session with output and none in flight.
@@ -517,7 +539,6 @@ void Gateway::Stop() {
   std::vector<Session*> all;
   for (auto& [id, s] : sessions_) all.push_back(s.get());
   for (Session* s : all) Close(*s, "exchange stopping");
-  ReapWorkers(true);
 }
 
 }  // namespace cfx::gateway::pb

@@ -1,11 +1,8 @@
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -19,17 +16,15 @@
 #include "gateway/asio.h"
 #include "gateway/pb/execution_report_publisher.h"
 #include "gateway/pb/index_desk.h"
+#include "gateway/pb/logon_nonces.h"
 #include "gateway/pb/market_data_publisher.h"
 #include "gateway/pb/order_entry_adapter.h"
 #include "gateway/pb/reference_desk.h"
+#include "gateway/pb/resend.h"
 #include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
 #include "gateway/session/acceptor.h"
 #include "gateway/session/service_reads.h"
-
-namespace cfx::exchange {
-class Journal;
-}  // namespace cfx::exchange
 
 namespace cfx::gateway {
 struct ServerConfig;
@@ -48,8 +43,9 @@ struct GatewayDeps {
   const InstrumentTable* instruments = nullptr;
   // This gateway's producer ring into the sequencer.
   exchange::SpscRing<exchange::Command>* ring = nullptr;
-  // Read by retransmission workers (ReplayEvents).
-  const exchange::Journal* journal = nullptr;
+  // The gateway's directory: Listen() keeps the used logon nonces in
+  // <dir>/logon-nonces (created). Empty: in memory only.
+  std::string dir;
   const MarketDataStore* market_data = nullptr;
   Metrics* metrics = nullptr;  // may be null
   const exchange::Clock* clock = nullptr;
@@ -86,8 +82,9 @@ struct GatewayDeps {
 // throttle, logout), validates every message, turns orders into engine
 // Commands on its producer ring, and turns durable engine events into
 // execution reports for the owning account's sessions and market data for
-// subscribers. Retransmission after a reconnect re-derives the account's
-// messages from the journal on a worker thread.
+// subscribers. Retransmission after a reconnect is served from the
+// accounts' recent messages kept in memory (Resender), throttled, on the
+// gateway thread.
 //
 // The parts: the shared Acceptor (gateway/session/acceptor.h) admits
 // connections (logged-on sessions up to session.max_sessions, and the
@@ -100,8 +97,8 @@ struct GatewayDeps {
 // machine and wires them.
 //
 // Thread: everything runs on the gateway thread that runs `io` and calls
-// OnEvent() and Poll(), except the retransmission workers, which only read
-// the journal and post their result back. Memory: per-session buffers; the
+// OnEvent() and Poll(); the gateway starts no thread. Memory: per-session
+// buffers; per account its last session.resend_max_messages messages; the
 // hot path allocates in protobuf and in the output buffers.
 class Gateway {
  public:
@@ -112,7 +109,8 @@ class Gateway {
 
   // Starts accepting on address:port (0 = an ephemeral port); an accept
   // that fails is retried. Returns kInvalidArgument for a bad address,
-  // kUnavailable if the socket cannot be bound.
+  // kUnavailable if the socket cannot be bound or the nonce file in
+  // deps.dir cannot be opened.
   Status Listen(const std::string& address, uint16_t port);
   uint16_t port() const { return acceptor_.port(); }
 
@@ -130,8 +128,7 @@ class Gateway {
   // io.poll(). Returns the work done.
   int Poll();
 
-  // Closes the acceptor and every session (with cancel-on-disconnect), then
-  // joins the retransmission workers.
+  // Closes the acceptor and every session (with cancel-on-disconnect).
   void Stop();
 
   std::size_t sessions() const { return sessions_.size(); }
@@ -140,6 +137,9 @@ class Gateway {
   uint64_t commands_submitted() const { return commands_submitted_; }
   // Accepts that failed (and were retried) so far; any thread may read it.
   uint64_t accept_errors() const { return acceptor_.accept_errors(); }
+  // Resumes started so far, and the ones being served now.
+  uint64_t resumes_started() const { return resender_.started(); }
+  std::size_t resumes_active() const { return resender_.active(); }
 
  private:
   // gateway.cc: connections, frames, timers and writes.
@@ -160,12 +160,11 @@ class Gateway {
   void OnLogon(Session& s, const wire::v1::Logon& m);
   void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
                    const std::string& text);
-  void StartRetransmission(Session& s, uint64_t after_seq,
-                           uint32_t after_index);
-  void FinishRetransmission(uint64_t session_id, Status status,
-                            std::string bytes, uint32_t count,
-                            uint64_t through);
-  void ReapWorkers(bool all);
+  // The nonce check: true if `m`'s nonce is fresh and now recorded,
+  // otherwise the session got its LogonReject.
+  bool TakeNonce(Session& s, const wire::v1::Logon& m);
+  // Serves the resuming sessions (Resender::Serve); returns messages sent.
+  int ServeResends();
 
   // gateway_desks.cc: reference data, clock, index and clearing requests.
   void OnInstrumentList(Session& s);
@@ -201,6 +200,7 @@ class Gateway {
 
   SessionMap sessions_;
   Outbox outbox_;
+  Resender resender_;  // before reports_, which records into it
   OrderEntryAdapter adapter_;
   ExecutionReportPublisher reports_;
   MarketDataPublisher market_data_;
@@ -215,15 +215,9 @@ class Gateway {
 
   // Cancel-on-disconnect commands the ring had no room for.
   std::vector<exchange::Command> pending_commands_;
-  // (api key, nonce) -> logon wall time, for replay protection.
-  std::map<std::pair<std::string, std::string>, int64_t> nonces_;
+  // Used logon nonces, for replay protection (also across restarts).
+  LogonNonces nonces_;
   int64_t last_timer_scan_ns_ = 0;
-
-  struct Worker {
-    std::thread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::vector<Worker> workers_;
   // Last: its handlers read the members above.
   Acceptor acceptor_;
 };

@@ -1,25 +1,19 @@
 #include <algorithm>
 #include <string>
-#include <thread>
 
-#include "exchange/event_replay.h"
-#include "exchange/journal.h"
-#include "gateway/config/instrument_table.h"
 #include "gateway/config/server_config.h"
-#include "gateway/pb/frame.h"
 #include "gateway/pb/gateway.h"
 #include "gateway/pb/logon_signature.h"
 #include "gateway/session/metrics.h"
 
 // The protobuf gateway's logon (credentials, signature, timestamp window,
-// nonce reuse, one session per user) and resume: a logon with
-// resume_after_seq replays the account's messages from the journal on a
-// worker thread, holding live ones back until the replay is sent.
+// nonce reuse, also across restarts, one session per user) and resume: a
+// logon with resume_after_seq starts the account's retransmission, which
+// the Resender serves from memory in Poll() while live messages wait.
 
 namespace cfx::gateway::pb {
 
 namespace w = cfx::wire::v1;
-using exchange::AccountId;
 
 namespace {
 
@@ -83,14 +77,7 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
                     " s from the exchange's clock");
     return;
   }
-  auto [it, fresh] =
-      nonces_.emplace(std::make_pair(m.api_key(), m.nonce()), m.timestamp_ns());
-  (void)it;
-  if (!fresh) {
-    LogonReject(s, w::LOGON_REJECT_REASON_NONCE_REUSED,
-                "this nonce was already used");
-    return;
-  }
+  if (!TakeNonce(s, m)) return;
   // The logged-on sessions' room: connections not logged on (this one
   // included) are counted apart, in the acceptor's pre-logon budget.
   const std::size_t waiting = acceptor_.pre_logon();
@@ -122,6 +109,8 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   s.account = user->account;
   s.state = Session::State::kActive;
   acceptor_.LoggedOn(s.id);
+  // The heartbeat timeout counts from logon: the nonce's sync took time.
+  s.last_recv_ns = SteadyNs();
   if (m.heartbeat_interval_ms() != 0)
     s.heartbeat_ms = m.heartbeat_interval_ms();
   s.cancel_on_disconnect = !m.cancel_on_disconnect_opt_out();
@@ -147,7 +136,9 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   outbox_.Send(s, out_);
 
   if (m.has_resume_after_seq()) {
-    StartRetransmission(s, m.resume_after_seq(), m.resume_after_index());
+    resender_.Start(
+        s, MessagePosition{m.resume_after_seq(), m.resume_after_index()},
+        last_event_seq_);
   }
 }
 
@@ -161,100 +152,20 @@ void Gateway::LogonReject(Session& s, w::LogonRejectReason reason,
   s.state = Session::State::kClosing;  // closed once the reject is written
 }
 
-void Gateway::StartRetransmission(Session& s, uint64_t after_seq,
-                                  uint32_t after_index) {
-  const uint64_t through = last_event_seq_;
-  s.replaying = true;
-  s.live_after_seq = through;
-  const uint64_t session_id = s.id;
-  const AccountId account = s.account;
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  const ServerConfig* config = &config_;
-  const exchange::Journal* journal = deps_.journal;
-  asio::io_context* io = &io_;
-  workers_.push_back(Worker{
-      std::thread([this, config, journal, io, done, session_id, account,
-                   after_seq, after_index, through] {
-        std::string bytes;
-        uint32_t count = 0;
-        Status st;
-        if (account.value != 0 && through > 0 &&
-            (after_seq < through || (after_seq == through))) {
-          // From the journal's start, as the live builder saw it: the
-          // builder's order view gives trade and cancel reports the price,
-          // quantity and status of orders accepted before `after_seq`.
-          InstrumentTable instruments(*config);
-          ReportBuilder rb(*config, instruments);
-          st = exchange::ReplayEvents(
-              *journal, config->engine, exchange::Seq{0},
-              exchange::Seq{through}, [&](const exchange::Event& ev) {
-                instruments.OnEvent(ev);
-                rb.OnEvent(ev, [&](AccountId a, const w::Envelope& env) {
-                  if (a != account) return;
-                  uint64_t seq = 0;
-                  uint32_t index = 0;
-                  if (env.has_execution_report()) {
-                    seq = env.execution_report().seq();
-                    index = env.execution_report().index();
-                  } else if (env.has_cancel_reject()) {
-                    seq = env.cancel_reject().seq();
-                    index = env.cancel_reject().index();
-                  } else if (env.has_mass_cancel_report()) {
-                    seq = env.mass_cancel_report().seq();
-                    index = env.mass_cancel_report().index();
-                  }
-                  if (seq < after_seq ||
-                      (seq == after_seq && index <= after_index)) {
-                    return;
-                  }
-                  if (AppendFrame(env, &bytes)) ++count;
-                });
-              });
-        }
-        asio::post(*io, [this, session_id, st, b = std::move(bytes), count,
-                         through]() mutable {
-          FinishRetransmission(session_id, st, std::move(b), count, through);
-        });
-        done->store(true, std::memory_order_release);
-      }),
-      done});
-}
-
-void Gateway::FinishRetransmission(uint64_t session_id, Status status,
-                                   std::string bytes, uint32_t count,
-                                   uint64_t through) {
-  auto it = sessions_.find(session_id);
-  if (it == sessions_.end()) return;
-  Session& s = *it->second;
-  if (s.state == Session::State::kClosed) return;
-  s.replaying = false;
-  if (!status.ok()) {
-    out_.Clear();
-    out_.mutable_logout()->set_text("retransmission failed: " +
-                                    status.message());
-    outbox_.Send(s, out_);
-    s.state = Session::State::kClosing;
-    return;
+bool Gateway::TakeNonce(Session& s, const w::Logon& m) {
+  switch (nonces_.TryUse(m.api_key(), m.nonce(), m.timestamp_ns())) {
+    case LogonNonces::Use::kFresh:
+      return true;
+    case LogonNonces::Use::kReused:
+      LogonReject(s, w::LOGON_REJECT_REASON_NONCE_REUSED,
+                  "this nonce was already used");
+      return false;
+    case LogonNonces::Use::kNotRecorded:
+      LogonReject(s, w::LOGON_REJECT_REASON_NONCE_NOT_RECORDED,
+                  "the nonce could not be recorded; try again");
+      return false;
   }
-  outbox_.SendBytes(s, bytes, false, 0);
-  out_.Clear();
-  out_.mutable_retransmission_complete()->set_messages(count);
-  out_.mutable_retransmission_complete()->set_through_seq(through);
-  outbox_.Send(s, out_);
-  std::string held = std::move(s.held);
-  s.held.clear();
-  outbox_.SendBytes(s, held, false, 0);
-}
-
-void Gateway::ReapWorkers(bool all) {
-  for (auto it = workers_.begin(); it != workers_.end();) {
-    if (all || it->done->load(std::memory_order_acquire)) {
-      if (it->thread.joinable()) it->thread.join();
-      it = workers_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  return false;
 }
 
 }  // namespace cfx::gateway::pb

@@ -75,6 +75,15 @@ class Session : public std::enable_shared_from_this<Session> {
   bool replaying = false;
   uint64_t live_after_seq = 0;
   std::string held;
+  // Where the retransmission is (Resender, gateway/pb/resend.h). Replay:
+  // history entries [next, end). Snapshot: open orders with ids in
+  // (next, end].
+  struct ResendCursor {
+    bool snapshot = false;
+    uint64_t next = 0;
+    uint64_t end = 0;
+    uint32_t sent = 0;
+  } resend;
 
   // Orders sent and not yet acknowledged, oldest first: (client order id,
   // receive time), for the order-to-ack latency metric.
@@ -126,6 +135,8 @@ class Outbox {
   // Frames `e` once for sending to many sessions with SendFramed(); false
   // (send nothing) if it cannot be framed.
   bool Frame(const wire::v1::Envelope& e);
+  // The message framed last by Frame().
+  const std::string& framed() const { return frame_; }
   // Queues the message framed last by Frame() for `s`, counted as sent.
   void SendFramed(Session& s, bool sequenced, uint64_t seq);
 

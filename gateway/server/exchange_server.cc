@@ -290,7 +290,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.config = &config;
   deps.instruments = instruments.get();
   deps.ring = staged.get();
-  deps.journal = &pipeline->journal();
+  deps.dir = options.data_dir + "/pb";
   deps.market_data = md.get();
   deps.metrics = metrics.get();
   deps.clock = clock.get();

@@ -12,6 +12,9 @@ constexpr AbuseWorkload kAbuseWorkloads[] = {
     {"hash-flood",
      "client order ids that collide in the engine's table vs random ids",
      RunHashFloodAbuse},
+    {"resume-storm",
+     "100 protobuf resumes from far back at once vs a quiet victim session",
+     RunResumeStormAbuse},
 };
 
 double Median(std::vector<double> v) {

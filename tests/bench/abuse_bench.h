@@ -64,6 +64,7 @@ struct AbuseWorkload {
 
 // The workloads, one file each.
 Result<AbuseRun> RunHashFloodAbuse(const AbuseOptions& options, uint32_t run);
+Result<AbuseRun> RunResumeStormAbuse(const AbuseOptions& options, uint32_t run);
 
 // Every workload, in the order `--workload all` runs them.
 std::span<const AbuseWorkload> AbuseWorkloads();

@@ -258,27 +258,9 @@ Result<ServerConfig> MakeConfig(const GatewayBenchOptions& o,
   uint32_t& ids = c.engine.limits.max_client_order_ids;
   while (static_cast<double>(ids) < needed && ids < (1u << 28)) ids *= 2;
   c.firms.push_back(gateway::FirmInfo{"BENCH", ""});
-  const exchange::Amount collateral = kBenchCollateral;
-  const std::string clearing =
-      c.clearing_members.empty() ? "" : c.clearing_members.front().name;
   for (uint32_t i = 0; i < connections; ++i) {
-    gateway::AccountInfo a;
-    a.id = exchange::AccountId{static_cast<uint32_t>(c.accounts.size() + 1)};
-    a.name = "BENCH-" + std::to_string(i + 1);
-    a.firm = "BENCH";
-    a.clearing_member = clearing;
-    a.collateral = collateral;
-    a.stp = exchange::StpMode::kCancelOldest;
-    c.accounts.push_back(a);
-    c.engine.accounts.push_back(
-        exchange::AccountConfig{a.id, a.stp, a.collateral});
-    gateway::UserConfig u;
-    u.name = BenchUser(i);
-    u.firm = "BENCH";
-    u.role = gateway::Role::kTrader;
-    u.account = a.id;
-    u.api_keys.push_back(gateway::ApiKey{BenchUser(i), BenchSecret(i)});
-    c.users.push_back(std::move(u));
+    AddBenchTrader(c, "BENCH", "BENCH-" + std::to_string(i + 1), BenchUser(i),
+                   BenchSecret(i), exchange::StpMode::kCancelOldest);
   }
   c.RebuildIndex();
   CFX_RETURN_IF_ERROR(exchange::ValidateEngineConfig(c.engine));

@@ -65,6 +65,29 @@ Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol) {
   return c;
 }
 
+void AddBenchTrader(gateway::ServerConfig& c, const std::string& firm,
+                    const std::string& account, const std::string& user,
+                    const std::string& secret, exchange::StpMode stp) {
+  gateway::AccountInfo a;
+  a.id = exchange::AccountId{static_cast<uint32_t>(c.accounts.size() + 1)};
+  a.name = account;
+  a.firm = firm;
+  a.clearing_member =
+      c.clearing_members.empty() ? "" : c.clearing_members.front().name;
+  a.collateral = kBenchCollateral;
+  a.stp = stp;
+  c.accounts.push_back(a);
+  c.engine.accounts.push_back(
+      exchange::AccountConfig{a.id, a.stp, a.collateral});
+  gateway::UserConfig u;
+  u.name = user;
+  u.firm = firm;
+  u.role = gateway::Role::kTrader;
+  u.account = a.id;
+  u.api_keys.push_back(gateway::ApiKey{user, secret});
+  c.users.push_back(std::move(u));
+}
+
 void PrintLatencyJson(std::FILE* out, const LatencyHistogram& from_schedule,
                       const LatencyHistogram& from_send) {
   const LatencyHistogram& h = from_schedule;

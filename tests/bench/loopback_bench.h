@@ -42,6 +42,13 @@ inline constexpr exchange::Amount kBenchCollateral{int64_t{10'000'000'000} *
 // refuse their orders.
 Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol);
 
+// Adds a trader `user` (API key = user name, `secret`) of firm `firm` with
+// its own account `account` holding kBenchCollateral to `c`. REQUIRES:
+// `firm` is listed; call c.RebuildIndex() after the last one.
+void AddBenchTrader(gateway::ServerConfig& c, const std::string& firm,
+                    const std::string& account, const std::string& user,
+                    const std::string& secret, exchange::StpMode stp);
+
 // "latency_ns":{"count":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..},
 // "latency_from_send_ns":{"p50":..,"p99":..,"max":..}: order-to-ack from
 // the scheduled send time and from the actual send, in nanoseconds.

@@ -6,6 +6,7 @@
 // server restart.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,9 @@ constexpr uint64_t kAOrder2 = 2;
 // REQUIRES: Run(0, ...) with a connected comes first; it learns base().
 class Market {
  public:
+  explicit Market(ServerConfig config = DemoConfig())
+      : server_(std::move(config)) {}
+
   void Open() {
     ASSERT_TRUE(server_.Start().ok());
     a_ = MustLogOn(DemoLogonOptOut("trader-a"));
@@ -178,6 +182,13 @@ class Market {
   void CloseAll() {
     a_.reset();
     c_.reset();
+  }
+  // Stops the server with nobody connected and starts it again on its data.
+  void Restart() {
+    CloseAll();
+    ASSERT_TRUE(server_.Stop().ok());
+    const Status restarted = server_.Start();
+    ASSERT_TRUE(restarted.ok()) << restarted.ToString();
   }
   void ReopenC() {
     c_ = MustLogOn(DemoLogonOptOut("trader-c"));
@@ -293,10 +304,7 @@ TEST_F(PbRetransmissionTest, ResumeWorksFromTheJournalAfterARestart) {
   std::vector<w::Envelope> seen;
   m_.Run(0, 5, &seen);
   ASSERT_EQ(seen.size(), 6u);
-  m_.CloseAll();
-  ASSERT_TRUE(m_.server().Stop().ok());
-  const Status restarted = m_.server().Start();
-  ASSERT_TRUE(restarted.ok()) << restarted.ToString();
+  ASSERT_NO_FATAL_FAILURE(m_.Restart());
 
   m_.ReconnectA(Position{0, 0});
   w::RetransmissionComplete done;
@@ -318,6 +326,135 @@ TEST_F(PbRetransmissionTest, ResumeWorksFromTheJournalAfterARestart) {
   ASSERT_EQ(more.size(), 1u);
   EXPECT_EQ(PositionOf(more[0]), m_.At(6));
   EXPECT_EQ(more[0].execution_report().cum_quantity(), 3);
+}
+
+// The threads of this process (the server runs in it).
+std::size_t ThreadCount() {
+  std::size_t n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task")) {
+    (void)e;
+    ++n;
+  }
+  return n;
+}
+
+TEST_F(PbRetransmissionTest, ResumesAreServedWithoutStartingAThread) {
+  std::vector<w::Envelope> seen;
+  m_.Run(0, 5, &seen);
+  m_.DropA();
+  const std::size_t threads = ThreadCount();
+  for (int i = 0; i < 20; ++i) {
+    SCOPED_TRACE("resume " + std::to_string(i));
+    m_.ReconnectA(Position{0, 0});
+    w::RetransmissionComplete done;
+    ExpectSameMessages(TakeRetransmission(m_.a(), &done), seen);
+    // Still logged on, the retransmission just sent: a worker would still
+    // exist now.
+    EXPECT_EQ(ThreadCount(), threads);
+    m_.DropA();
+  }
+}
+
+// Four messages kept per account: trader-a's five messages below do not all
+// fit.
+ServerConfig SmallHistoryConfig() {
+  ServerConfig c = DemoConfig();
+  c.session.resend_max_messages = 4;
+  return c;
+}
+
+// trader-a rests three buys, cancels the third and is hit for one lot on
+// the first: five messages, the oldest no longer kept.
+class PbResendCapTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_.Open();
+    for (uint64_t i = 0; i < 3; ++i) {
+      auto ack = SendOrder(m_.a(), NewOrder(i + 1, w::SIDE_BUY,
+                                            kPrice - static_cast<int64_t>(i) *
+                                                         kTick,
+                                            5 - static_cast<int64_t>(i)));
+      ASSERT_TRUE(ack.has_value()) << ack.error().ToString();
+      ASSERT_EQ(ack.value().exec_type(), w::EXEC_TYPE_NEW);
+      order_ids_.push_back(ack.value().order_id());
+      Keep(ack.value());
+    }
+    ASSERT_TRUE(m_.a().Send(Cancel(4, order_ids_[2])).ok());
+    auto cancel = AwaitReport(m_.a(), [](const w::ExecutionReport& r) {
+      return r.exec_type() == w::EXEC_TYPE_CANCELED;
+    });
+    ASSERT_TRUE(cancel.has_value()) << cancel.error().ToString();
+    Keep(cancel.value());
+    auto sell = SendOrder(m_.c(), NewOrder(1, w::SIDE_SELL, kPrice, 1));
+    ASSERT_TRUE(sell.has_value()) << sell.error().ToString();
+    auto trade = AwaitReport(m_.a(), [](const w::ExecutionReport& r) {
+      return r.exec_type() == w::EXEC_TYPE_TRADE;
+    });
+    ASSERT_TRUE(trade.has_value()) << trade.error().ToString();
+    Keep(trade.value());
+    m_.DropA();
+  }
+
+  void Keep(const w::ExecutionReport& r) {
+    w::Envelope e;
+    *e.mutable_execution_report() = r;
+    seen_.push_back(std::move(e));
+  }
+
+  Market m_{SmallHistoryConfig()};
+  std::vector<uint64_t> order_ids_;
+  std::vector<w::Envelope> seen_;  // a's five messages
+};
+
+TEST_F(PbResendCapTest, ResumeOlderThanTheKeptMessagesGetsTheOpenOrders) {
+  m_.ReconnectA(Position{0, 0});
+  w::RetransmissionComplete done;
+  const std::vector<w::Envelope> got = TakeRetransmission(m_.a(), &done);
+  EXPECT_TRUE(done.snapshot());
+  EXPECT_EQ(done.through_seq(), PositionOf(seen_.back())->seq);
+  ASSERT_EQ(done.messages(), 2u) << Dump(got);
+  ASSERT_EQ(got.size(), 2u) << Dump(got);
+  // The open orders in order id order, as they stand: the first partly
+  // filled, the second untouched; the cancelled third is not open.
+  const w::ExecutionReport& first = got[0].execution_report();
+  EXPECT_EQ(first.exec_type(), w::EXEC_TYPE_ORDER_STATUS);
+  EXPECT_EQ(first.order_id(), order_ids_[0]);
+  EXPECT_EQ(first.order_status(), w::ORDER_STATUS_PARTIALLY_FILLED);
+  EXPECT_EQ(first.cum_quantity(), 1);
+  EXPECT_EQ(first.leaves_quantity(), 4);
+  EXPECT_EQ(first.seq(), 0u);
+  const w::ExecutionReport& second = got[1].execution_report();
+  EXPECT_EQ(second.exec_type(), w::EXEC_TYPE_ORDER_STATUS);
+  EXPECT_EQ(second.order_id(), order_ids_[1]);
+  EXPECT_EQ(second.order_status(), w::ORDER_STATUS_NEW);
+  EXPECT_EQ(second.leaves_quantity(), 4);
+
+  // Then live.
+  auto sell = SendOrder(m_.c(), NewOrder(2, w::SIDE_SELL, kPrice, 1));
+  ASSERT_TRUE(sell.has_value()) << sell.error().ToString();
+  std::vector<w::Envelope> live = TakeSequenced(m_.a(), 1);
+  ASSERT_EQ(live.size(), 1u);
+  EXPECT_EQ(live[0].execution_report().cum_quantity(), 2);
+}
+
+TEST_F(PbResendCapTest, ResumeNeedingExactlyTheKeptMessagesIsAReplay) {
+  m_.ReconnectA(PositionOf(seen_[0]));
+  w::RetransmissionComplete done;
+  const std::vector<w::Envelope> got = TakeRetransmission(m_.a(), &done);
+  EXPECT_FALSE(done.snapshot());
+  EXPECT_EQ(done.messages(), 4u);
+  ExpectSameMessages(got, Slice(seen_, 1, 5));
+}
+
+TEST_F(PbResendCapTest, SnapshotSurvivesARestart) {
+  ASSERT_NO_FATAL_FAILURE(m_.Restart());
+  m_.ReconnectA(Position{0, 0});
+  w::RetransmissionComplete done;
+  const std::vector<w::Envelope> got = TakeRetransmission(m_.a(), &done);
+  EXPECT_TRUE(done.snapshot());
+  ASSERT_EQ(got.size(), 2u) << Dump(got);
+  EXPECT_EQ(got[0].execution_report().order_id(), order_ids_[0]);
+  EXPECT_EQ(got[1].execution_report().order_id(), order_ids_[1]);
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/index_gateway_fixture.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_entry_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/logon_nonces_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/reference_desk_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/resend_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/retransmission_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/session_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/settlement_desk_test.cc

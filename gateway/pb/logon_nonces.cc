@@ -1,0 +1,123 @@
+#include "gateway/pb/logon_nonces.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace cfx::gateway::pb {
+
+namespace {
+
+// Rewrites only when the file has this many lines more than live nonces.
+constexpr std::size_t kStaleLinesBeforeRewrite = 1'024;
+
+Status IoError(const std::string& what, const std::string& path) {
+  return Status(StatusCode::kUnavailable,
+                "logon nonces: " + what + " " + path + ": " +
+                    std::strerror(errno));
+}
+
+bool WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+std::string Line(int64_t ts, std::string_view key, std::string_view nonce) {
+  std::string s = std::to_string(ts);
+  s += ' ';
+  s.append(key);
+  s += ' ';
+  s.append(nonce);
+  s += '\n';
+  return s;
+}
+
+}  // namespace
+
+LogonNonces::~LogonNonces() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status LogonNonces::Open(const std::string& path, int64_t horizon_ns) {
+  path_ = path;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      // A torn last line (a crash mid-write) or any malformed line is
+      // skipped: its logon was never acknowledged.
+      std::istringstream fields(line);
+      int64_t ts = 0;
+      std::string key;
+      std::string nonce;
+      if (!(fields >> ts >> key >> nonce) || ts < horizon_ns) continue;
+      nonces_[{key, nonce}] = ts;
+    }
+  }
+  return Rewrite();
+}
+
+Status LogonNonces::Rewrite() {
+  const std::string tmp = path_ + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+                        0600);
+  if (fd < 0) return IoError("cannot create", tmp);
+  std::string all;
+  for (const auto& [k, ts] : nonces_) all += Line(ts, k.first, k.second);
+  const bool ok = ::fchmod(fd, 0600) == 0 && WriteAll(fd, all) &&
+                  ::fdatasync(fd) == 0;
+  ::close(fd);
+  if (!ok) return IoError("cannot write", tmp);
+  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+    return IoError("cannot rename to", path_);
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) return IoError("cannot open", path_);
+  lines_ = nonces_.size();
+  broken_ = false;
+  return Status();
+}
+
+LogonNonces::Use LogonNonces::TryUse(std::string_view api_key,
+                                     std::string_view nonce,
+                                     int64_t timestamp_ns) {
+  auto [it, fresh] = nonces_.emplace(
+      std::make_pair(std::string(api_key), std::string(nonce)), timestamp_ns);
+  if (!fresh) return Use::kReused;
+  if (path_.empty()) return Use::kFresh;
+  if (broken_) {
+    // A failed append may have left half a line: a fresh file, with this
+    // nonce in it.
+    if (Rewrite().ok()) return Use::kFresh;
+  } else if (WriteAll(fd_, Line(timestamp_ns, api_key, nonce)) &&
+             ::fdatasync(fd_) == 0) {
+    ++lines_;
+    return Use::kFresh;
+  }
+  broken_ = true;
+  nonces_.erase(it);
+  return Use::kNotRecorded;
+}
+
+void LogonNonces::Expire(int64_t horizon_ns) {
+  for (auto it = nonces_.begin(); it != nonces_.end();) {
+    it = it->second < horizon_ns ? nonces_.erase(it) : std::next(it);
+  }
+  if (!path_.empty() &&
+      (broken_ || lines_ > nonces_.size() + kStaleLinesBeforeRewrite)) {
+    Rewrite().ok();  // on failure the longer file stays; it is still right
+  }
+}
+
+}  // namespace cfx::gateway::pb

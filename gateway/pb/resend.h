@@ -1,0 +1,111 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cfx/wire/v1/wire.pb.h"
+#include "exchange/core/types.h"
+#include "gateway/pb/session.h"
+
+namespace cfx::gateway {
+class InstrumentTable;
+class OrderView;
+}  // namespace cfx::gateway
+
+namespace cfx::gateway::pb {
+
+// A sequenced message's position: (seq, index), docs/protocol.md.
+struct MessagePosition {
+  uint64_t seq = 0;
+  uint32_t index = 0;
+  friend bool operator<(const MessagePosition& a, const MessagePosition& b) {
+    return a.seq != b.seq ? a.seq < b.seq : a.index < b.index;
+  }
+};
+
+// The protobuf gateway's retransmission (docs/protocol.md, "Server sequence
+// numbers and retransmission"), served from memory on the gateway thread:
+//
+// - History: the last `capacity` (session.resend_max_messages) framed
+//   order-entry messages of each account, recorded as the live gateway
+//   builds them (also during the start-up replay, so it survives restarts),
+//   and each account's open order ids.
+// - Resume: a session that logs on with a position is served the kept
+//   messages after it, or, when a message after it is no longer kept, an
+//   ORDER_STATUS report of each of the account's open orders (the snapshot).
+//   Either way at most `capacity` messages per resume, then
+//   RetransmissionComplete, then the live messages held back meanwhile.
+// - Throttle: Serve() sends at most kPerSession messages to each resuming
+//   session and kPerPoll in all per call, the sessions it did not reach
+//   first on the next call, and skips a session
+//   whose unsent output is at least kBackPressureBytes until its socket has
+//   taken it.
+//
+// Thread: the gateway thread. Memory: per account with messages, at most
+// `capacity` frames (an execution report is about 100 bytes framed) and
+// one set node per open order; per resuming session a cursor.
+class Resender {
+ public:
+  static constexpr int kPerSession = 32;
+  static constexpr int kPerPoll = 256;
+  static constexpr std::size_t kBackPressureBytes = 256u << 10;
+
+  // Account ids 1..max_accounts.
+  Resender(uint32_t max_accounts, uint32_t capacity, Outbox& outbox);
+
+  // Keeps `frame`, the framed `env` just built for `account`, if it is
+  // sequenced (an order-entry message with a seq).
+  void Record(exchange::AccountId account, const wire::v1::Envelope& env,
+              std::string_view frame);
+
+  // Starts the retransmission of `s`'s messages after `after`; live
+  // messages for seqs after `through` are held back until it completes.
+  void Start(Session& s, MessagePosition after, uint64_t through);
+
+  // Serves the resuming sessions (throttled as above); the ones whose held
+  // live output outgrew `max_held` go to `*slow` for the caller to close.
+  // Returns the messages sent.
+  int Serve(const SessionMap& sessions, const InstrumentTable& instruments,
+            const OrderView& orders, std::size_t max_held,
+            std::vector<Session*>* slow);
+
+  // Sessions being served now, and resumes started since construction.
+  std::size_t active() const { return active_.size(); }
+  uint64_t started() const { return started_; }
+  uint32_t capacity() const { return capacity_; }
+
+ private:
+  struct Entry {
+    MessagePosition pos;
+    int type = 0;  // Envelope body case, for the metrics
+    std::string frame;
+  };
+  struct History {
+    std::deque<Entry> entries;  // oldest first, at most capacity_
+    uint64_t first = 0;         // number of entries.front() since start
+    bool evicted = false;
+    MessagePosition last_evicted;
+    std::set<uint64_t> open_orders;
+  };
+
+  History* Find(exchange::AccountId account) const;
+  void StartSnapshot(Session& s, const History* h);
+  // Sends up to `budget` messages of s's retransmission; true when done.
+  bool ServeOne(Session& s, const InstrumentTable& instruments,
+                const OrderView& orders, int* budget);
+  void Finish(Session& s);
+
+  uint32_t capacity_;
+  Outbox& outbox_;
+  std::vector<std::unique_ptr<History>> by_account_;  // account id
+  std::vector<uint64_t> active_;  // session ids, next to serve first
+  uint64_t started_ = 0;
+  wire::v1::Envelope out_;
+};
+
+}  // namespace cfx::gateway::pb

@@ -1,0 +1,208 @@
+// The protobuf retransmission served from memory (gateway/pb/resend.h,
+// docs/protocol.md "Server sequence numbers and retransmission"): the
+// history kept per account, the cap, the snapshot instead of messages no
+// longer kept, and the throttle (per session and per poll, round robin,
+// socket back-pressure), on sessions without a connection.
+#include "gateway/pb/resend.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gateway/asio.h"
+#include "gateway/config/instrument_table.h"
+#include "gateway/config/server_config.h"
+#include "gateway/pb/frame.h"
+#include "gateway/session/order_view.h"
+#include "tests/gateway/server/server_fixture.h"
+
+namespace cfx::gateway::pb {
+namespace {
+
+namespace w = cfx::wire::v1;
+
+// The messages queued for a session, parsed.
+std::vector<w::Envelope> Parse(const std::string& bytes) {
+  std::vector<w::Envelope> out;
+  FrameReader reader;
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    at += reader.Feed(reinterpret_cast<const uint8_t*>(bytes.data()) + at,
+                      bytes.size() - at);
+    std::string_view payload;
+    while (reader.Next(&payload)) {
+      w::Envelope e;
+      EXPECT_TRUE(e.ParseFromArray(payload.data(),
+                                   static_cast<int>(payload.size())));
+      out.push_back(std::move(e));
+    }
+    EXPECT_EQ(reader.error(), FrameError::kNone);
+  }
+  return out;
+}
+
+class ResendTest : public ::testing::Test {
+ protected:
+  static constexpr uint32_t kAccounts = 32;
+
+  explicit ResendTest(uint32_t capacity = 10'000)
+      : config_(server_test::DemoConfig()),
+        instruments_(config_),
+        outbox_(nullptr),
+        resender_(kAccounts, capacity, outbox_) {}
+
+  // Records `n` NEW reports for `account`, one per seq after the last.
+  void Record(uint32_t account, int n) {
+    for (int i = 0; i < n; ++i) {
+      w::Envelope e;
+      w::ExecutionReport* r = e.mutable_execution_report();
+      r->set_seq(++seq_);
+      r->set_order_id(seq_);
+      r->set_exec_type(w::EXEC_TYPE_NEW);
+      r->set_order_status(w::ORDER_STATUS_NEW);
+      std::string frame;
+      ASSERT_TRUE(AppendFrame(e, &frame));
+      resender_.Record(exchange::AccountId{account}, e, frame);
+    }
+  }
+
+  Session& NewSession(uint32_t account) {
+    auto s = std::make_shared<Session>(next_id_, asio::ip::tcp::socket(io_));
+    s->state = Session::State::kActive;
+    s->account = exchange::AccountId{account};
+    sessions_.emplace(next_id_++, s);
+    return *s;
+  }
+
+  int Serve() {
+    std::vector<Session*> slow;
+    const int n = resender_.Serve(sessions_, instruments_, orders_,
+                                  64u << 20, &slow);
+    EXPECT_TRUE(slow.empty());
+    return n;
+  }
+
+  // Serves until no session is resuming; at most `polls` times.
+  void ServeAll(int polls = 1'000) {
+    while (resender_.active() > 0 && polls-- > 0) Serve();
+    EXPECT_EQ(resender_.active(), 0u);
+  }
+
+  // The RetransmissionComplete queued for `s`, which must be its last.
+  static w::RetransmissionComplete Done(const Session& s) {
+    const std::vector<w::Envelope> got = Parse(s.out);
+    EXPECT_FALSE(got.empty());
+    if (got.empty()) return {};
+    EXPECT_TRUE(got.back().has_retransmission_complete());
+    return got.back().retransmission_complete();
+  }
+
+  asio::io_context io_;
+  ServerConfig config_;
+  InstrumentTable instruments_;
+  OrderView orders_;
+  Outbox outbox_;
+  Resender resender_;
+  SessionMap sessions_;
+  uint64_t next_id_ = 1;
+  uint64_t seq_ = 0;
+};
+
+TEST_F(ResendTest, EachSessionGetsAtMostItsShareAPoll) {
+  Record(1, 200);
+  Record(2, 200);
+  Session& a = NewSession(1);
+  Session& b = NewSession(2);
+  resender_.Start(a, MessagePosition{0, 0}, seq_);
+  resender_.Start(b, MessagePosition{0, 0}, seq_);
+  EXPECT_EQ(Serve(), 2 * Resender::kPerSession);
+  EXPECT_EQ(Parse(a.out).size(), std::size_t{Resender::kPerSession});
+  EXPECT_EQ(Parse(b.out).size(), std::size_t{Resender::kPerSession});
+  ServeAll();
+  EXPECT_EQ(Done(a).messages(), 200u);
+  EXPECT_EQ(Done(b).messages(), 200u);
+  EXPECT_FALSE(Done(a).snapshot());
+  EXPECT_EQ(Parse(a.out).size(), 201u);
+}
+
+TEST_F(ResendTest, APollServesAtMostItsBudgetAndTheRestComeFirstNext) {
+  constexpr int kSessions = Resender::kPerPoll / Resender::kPerSession + 4;
+  std::vector<Session*> all;
+  for (int i = 0; i < kSessions; ++i) {
+    const uint32_t account = static_cast<uint32_t>(i + 1);
+    Record(account, 2 * Resender::kPerSession);
+    all.push_back(&NewSession(account));
+  }
+  for (Session* s : all) resender_.Start(*s, MessagePosition{0, 0}, seq_);
+  EXPECT_EQ(Serve(), Resender::kPerPoll);
+  std::size_t untouched = 0;
+  for (Session* s : all) untouched += s->out.empty() ? 1 : 0;
+  EXPECT_EQ(untouched, 4u);
+  Serve();
+  for (Session* s : all) EXPECT_FALSE(s->out.empty()) << "session " << s->id;
+}
+
+TEST_F(ResendTest, ASessionWhoseSocketLagsWaitsAndOthersAreServed) {
+  Record(1, 10);
+  Record(2, 10);
+  Session& slow = NewSession(1);
+  Session& other = NewSession(2);
+  slow.out.assign(Resender::kBackPressureBytes, 'x');
+  resender_.Start(slow, MessagePosition{0, 0}, seq_);
+  resender_.Start(other, MessagePosition{0, 0}, seq_);
+  Serve();
+  EXPECT_EQ(slow.out.size(), Resender::kBackPressureBytes);
+  EXPECT_EQ(Done(other).messages(), 10u);
+  slow.out.clear();  // the socket took it
+  ServeAll();
+  EXPECT_EQ(Done(slow).messages(), 10u);
+}
+
+TEST_F(ResendTest, LiveMessagesWaitUntilTheRetransmissionIsSent) {
+  Record(1, 100);
+  Session& s = NewSession(1);
+  resender_.Start(s, MessagePosition{0, 0}, seq_);
+  outbox_.SendBytes(s, "covered", true, seq_);
+  outbox_.SendBytes(s, "live", true, seq_ + 1);
+  EXPECT_EQ(s.held, "live");
+  ServeAll();
+  EXPECT_TRUE(s.out.ends_with("live"));
+  EXPECT_EQ(s.out.find("covered"), std::string::npos);
+  EXPECT_FALSE(s.replaying);
+}
+
+class ResendCapTest : public ResendTest {
+ protected:
+  ResendCapTest() : ResendTest(10) {}
+};
+
+TEST_F(ResendCapTest, ResumeNeedingMoreThanTheKeptMessagesGetsTheSnapshot) {
+  Record(1, 25);  // seqs 1..25: 16..25 kept
+  Session& far = NewSession(1);
+  resender_.Start(far, MessagePosition{14, 0}, seq_);
+  Session& near = NewSession(1);
+  resender_.Start(near, MessagePosition{15, 0}, seq_);
+  ServeAll();
+  EXPECT_TRUE(Done(far).snapshot());
+  EXPECT_EQ(Done(far).through_seq(), 25u);
+  // The view knows none of the orders: nothing open to report.
+  EXPECT_EQ(Done(far).messages(), 0u);
+  EXPECT_FALSE(Done(near).snapshot());
+  EXPECT_EQ(Done(near).messages(), 10u);
+  EXPECT_EQ(Parse(near.out).front().execution_report().seq(), 16u);
+}
+
+TEST_F(ResendCapTest, MessagesPushedOutDuringTheResumeTurnItIntoASnapshot) {
+  Record(1, 10);
+  Session& s = NewSession(1);
+  resender_.Start(s, MessagePosition{0, 0}, seq_);
+  Record(1, 10);  // all ten unsent ones pushed out
+  ServeAll();
+  EXPECT_TRUE(Done(s).snapshot());
+  EXPECT_EQ(Done(s).through_seq(), 10u);
+}
+
+}  // namespace
+}  // namespace cfx::gateway::pb
