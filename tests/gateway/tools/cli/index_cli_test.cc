@@ -40,13 +40,16 @@ std::string Row(const std::string& label, const std::string& value) {
 }
 
 // A row of the contributing trades' table: it has seller and buyer labels.
+// A row of the contributing trades' table: nine columns, the first the trade
+// id, the last two the seller and the buyer ("YOU" or "-" for a trader).
 bool IsTradeRow(const std::string& line) {
-  const std::size_t s = line.find("  S");
-  const std::size_t b = line.find("  B");
-  return s != std::string::npos && b != std::string::npos &&
-         s + 3 < line.size() && b + 3 < line.size() &&
-         std::isdigit(static_cast<unsigned char>(line[s + 3])) &&
-         std::isdigit(static_cast<unsigned char>(line[b + 3]));
+  std::istringstream in(line);
+  std::vector<std::string> cells;
+  for (std::string cell; in >> cell;) cells.push_back(cell);
+  const auto side = [](const std::string& c) { return c == "YOU" || c == "-"; };
+  return cells.size() == 9 &&
+         std::isdigit(static_cast<unsigned char>(cells[0][0])) &&
+         side(cells[7]) && side(cells[8]);
 }
 
 // The day the tests fix: 2026-12-05.
