@@ -230,8 +230,9 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
           (o.side == Side::kBuy || o.side == Side::kSell) &&
           o.price.units > 0 && o.price <= b.config.max_price &&
           o.price.units % b.config.tick.units == 0 && o.leaves.lots > 0 &&
-          o.filled.lots >= 0 &&
-          o.quantity.lots >= o.leaves.lots + o.filled.lots &&
+          o.filled.lots >= 0 && o.filled.lots <= o.quantity.lots &&
+          // leaves + filled <= quantity, without the sum's overflow
+          o.leaves.lots <= o.quantity.lots - o.filled.lots &&
           (o.tif == TimeInForce::kDay || o.tif == TimeInForce::kGtc ||
            o.tif == TimeInForce::kGtd) &&
           o.stp != StpMode::kAccountDefault &&

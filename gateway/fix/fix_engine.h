@@ -175,6 +175,23 @@ class Engine {
   virtual void LogoutAll(const std::string& reason) = 0;
 };
 
+// Reads one raw inbound FIX message as a session does before
+// Handler::OnMessage: QuickFIX's parser (body length and checksum checked),
+// the data dictionary's validation with the Engine's settings, then the plain
+// struct. Without the session's sequence number, SendingTime and CompID
+// checks. The fuzz target tests/fuzz/fix_message_fuzzer.cc goes through it.
+class MessageReader {
+ public:
+  // nullptr and *error when `dictionary_xml` does not load.
+  static std::unique_ptr<MessageReader> Create(
+      const std::string& dictionary_xml, std::string* error);
+  virtual ~MessageReader() {}
+  // False with *why (QuickFIX's reason) for bytes that are not a valid
+  // application message; *out is then empty.
+  virtual bool Read(const std::string& raw, Message* out,
+                    std::string* why) const = 0;
+};
+
 }  // namespace fix
 }  // namespace gateway
 }  // namespace cfx

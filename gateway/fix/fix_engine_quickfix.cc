@@ -202,22 +202,8 @@ bool QuickFixEngine::Init(std::string* error) {
     *error = "fix: store: " + why;
     return false;
   }
-  try {
-    std::istringstream xml(options_.dictionary_xml);
-    dictionary_ = std::make_shared<FIX::DataDictionary>(xml);
-  } catch (const std::exception& e) {
-    *error = std::string("fix: data dictionary: ") + e.what();
-    return false;
-  }
-  if (dictionary_->getVersion() != kBeginString) {
-    *error = "fix: data dictionary is for \"" + dictionary_->getVersion() +
-             "\", not " + kBeginString;
-    return false;
-  }
-  dictionary_->checkFieldsOutOfOrder(false);
-  dictionary_->checkFieldsHaveValues(true);
-  dictionary_->checkUserDefinedFields(true);
-  dictionary_->allowUnknownMsgFields(false);
+  dictionary_ = LoadDictionary(options_.dictionary_xml, error);
+  if (!dictionary_) return false;
   const FIX::BeginString begin_string(kBeginString);
   dictionaries_.addTransportDataDictionary(begin_string, dictionary_);
   dictionaries_.addApplicationDataDictionary(
@@ -486,7 +472,75 @@ void QuickFixEngine::LogLine(const std::string& line) {
   }
 }
 
+std::shared_ptr<FIX::DataDictionary> LoadDictionary(const std::string& xml,
+                                                    std::string* error) {
+  std::shared_ptr<FIX::DataDictionary> dictionary;
+  try {
+    std::istringstream in(xml);
+    dictionary = std::make_shared<FIX::DataDictionary>(in);
+  } catch (const std::exception& e) {
+    *error = std::string("fix: data dictionary: ") + e.what();
+    return nullptr;
+  }
+  if (dictionary->getVersion() != kBeginString) {
+    *error = "fix: data dictionary is for \"" + dictionary->getVersion() +
+             "\", not " + kBeginString;
+    return nullptr;
+  }
+  dictionary->checkFieldsOutOfOrder(false);
+  dictionary->checkFieldsHaveValues(true);
+  dictionary->checkUserDefinedFields(true);
+  dictionary->allowUnknownMsgFields(false);
+  return dictionary;
+}
+
+namespace {
+
+class QuickFixMessageReader : public MessageReader {
+ public:
+  explicit QuickFixMessageReader(std::shared_ptr<FIX::DataDictionary> d)
+      : dictionary_(std::move(d)) {}
+
+  bool Read(const std::string& raw, Message* out,
+            std::string* why) const override {
+    *out = Message();
+    try {
+      // As FIX::Session::next: parsed with body length and checksum
+      // checked, then validated against the dictionary.
+      const FIX::Message message(raw, *dictionary_, true);
+      FIX::DataDictionary::validate(message, dictionary_.get(),
+                                    dictionary_.get());
+      if (message.isAdmin()) {
+        *why = "an administrative message";
+        return false;
+      }
+      ToPlain(message, *dictionary_, out);
+    } catch (const std::exception& e) {
+      *out = Message();
+      *why = e.what();
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  std::shared_ptr<FIX::DataDictionary> dictionary_;
+};
+
+}  // namespace
+
 }  // namespace internal
+
+std::unique_ptr<MessageReader> MessageReader::Create(
+    const std::string& dictionary_xml, std::string* error) {
+  std::string ignored;
+  if (error == nullptr) error = &ignored;
+  std::shared_ptr<FIX::DataDictionary> dictionary =
+      internal::LoadDictionary(dictionary_xml, error);
+  if (!dictionary) return nullptr;
+  return std::unique_ptr<MessageReader>(
+      new internal::QuickFixMessageReader(std::move(dictionary)));
+}
 
 std::unique_ptr<Engine> Engine::Create(const EngineOptions& options,
                                        Handler* handler, std::string* error) {

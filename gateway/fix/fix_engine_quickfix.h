@@ -36,6 +36,12 @@ namespace internal {
 
 const char kBeginString[] = "FIX.4.4";
 
+// The FIX 4.4 dictionary from its QuickFIX XML, with the engine's validation
+// settings (field order free, empty values and unknown fields rejected).
+// nullptr and *error when the XML does not load or is for another version.
+std::shared_ptr<FIX::DataDictionary> LoadDictionary(const std::string& xml,
+                                                    std::string* error);
+
 const int64_t kNanosPerSecond = 1000000000;
 const int64_t kNanosPerDay = 86400 * kNanosPerSecond;
 

@@ -125,7 +125,13 @@ std::optional<int64_t> ParseFixTime(std::string_view s) {
   tm.tm_min = m;
   tm.tm_sec = sec;
   const time_t t = timegm(&tm);
-  return int64_t{t} * kNanosPerSecond + frac;
+  // Past 2262-04-11T23:47:16.854775807Z the nanoseconds overflow int64.
+  int64_t ns = 0;
+  if (__builtin_mul_overflow(int64_t{t}, kNanosPerSecond, &ns) ||
+      __builtin_add_overflow(ns, frac, &ns)) {
+    return std::nullopt;
+  }
+  return ns;
 }
 
 uint64_t ClientOrderIdForClOrdId(std::string_view text) {

@@ -32,7 +32,8 @@ std::string FormatAvgPx(Int128 notional, int64_t lots);
 // "YYYYMMDD-HH:MM:SS.sss" UTC.
 std::string FormatFixTime(exchange::Timestamp t);
 // "YYYYMMDD-HH:MM:SS" with an optional fraction of 1 to 9 digits, in ns
-// since the epoch, or nullopt.
+// since the epoch, or nullopt (also for a time before 1970 or after
+// 2262-04-11T23:47:16.854775807Z, beyond int64 nanoseconds).
 std::optional<int64_t> ParseFixTime(std::string_view s);
 
 // 1 to 19 decimal digits, or nullopt.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -101,20 +100,26 @@ std::string FirmName(const index::IndexConfig& config, uint32_t firm) {
   return "firm " + std::to_string(firm);
 }
 
-// Labels one side's firms in order of first appearance: "S1", "S2", ...
-class Labels {
- public:
-  explicit Labels(char prefix) : prefix_(prefix) {}
-  std::string Of(uint32_t firm) {
-    auto [it, fresh] = labels_.emplace(firm, std::string());
-    if (fresh) it->second = prefix_ + std::to_string(labels_.size());
-    return it->second;
-  }
+// What a participant sees of one side of a contributing trade: kOwnFirm
+// when the asking firm is that side, nothing otherwise. No label names
+// another firm, so no token repeats across its trades and a participant
+// cannot follow another firm's trades through the day
+// (docs/index-methodology.md, "Explain view").
+constexpr std::string_view kOwnFirm = "YOU";
 
- private:
-  char prefix_;
-  std::map<uint32_t, std::string> labels_;
-};
+// The index's id of `user`'s firm; 0 (no firm's id) when it has none.
+uint32_t OwnFirm(const index::IndexConfig& config, const UserConfig& user) {
+  if (user.firm.empty()) return 0;
+  for (uint32_t f = 1; f < config.firm_names.size(); ++f) {
+    if (config.firm_names[f] == user.firm) return f;
+  }
+  return 0;
+}
+
+std::string SideSeenBy(uint32_t own_firm, uint32_t firm) {
+  return own_firm != 0 && firm == own_firm ? std::string(kOwnFirm)
+                                           : std::string();
+}
 
 }  // namespace
 
@@ -347,8 +352,7 @@ std::vector<w::Envelope> IndexDesk::Explain(
   };
   const bool trimmed =
       print.level == index::Level::k1b || print.level == index::Level::k2;
-  Labels sellers('S');
-  Labels buyers('B');
+  const uint32_t own = OwnFirm(config, user);
   for (const index::ContributingTrade& c : ex.trades) {
     w::IndexContributingTrade t;
     t.set_trade_id(c.trade.trade_id);
@@ -367,9 +371,9 @@ std::vector<w::Envelope> IndexDesk::Explain(
     }
     t.set_partition(c.partition);
     t.set_seller(admin ? FirmName(config, c.trade.seller)
-                       : sellers.Of(c.trade.seller));
+                       : SideSeenBy(own, c.trade.seller));
     t.set_buyer(admin ? FirmName(config, c.trade.buyer)
-                      : buyers.Of(c.trade.buyer));
+                      : SideSeenBy(own, c.trade.buyer));
     const std::size_t n = t.ByteSizeLong() + kElementOverhead;
     room(n);
     *x->add_trades() = std::move(t);

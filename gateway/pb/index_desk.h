@@ -20,8 +20,8 @@ namespace cfx::gateway::pb {
 //
 // The index is public, so any logged-on user may ask; only the explanation
 // depends on who asks: the admin sees the firms behind the trades, anyone
-// else stable anonymous labels (S1, S2, ... for sellers, B1, B2, ... for
-// buyers). Who asks comes from the session's user only.
+// else only which sides are its own firm's ("YOU"), with no label for any
+// other firm. Who asks comes from the session's user only.
 //
 // Answers larger than one frame are split into several messages (`more`).
 //

@@ -5,8 +5,6 @@
 // ASan/UBSan: the reader always has room for the next read until it reports
 // an error, errors are sticky, payloads respect the frame limits, and a
 // parsed Envelope survives AppendFrame -> FrameReader -> parse unchanged.
-#include <google/protobuf/stubs/logging.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,16 +13,14 @@
 
 #include "cfx/wire/v1/wire.pb.h"
 #include "gateway/pb/frame.h"
+#include "tests/fuzz/fuzz_support.h"
 
 namespace {
 
 namespace pb = cfx::gateway::pb;
 namespace w = cfx::wire::v1;
 
-// A broken invariant: crash, so libFuzzer keeps the input.
-inline void Check(bool ok) {
-  if (!ok) __builtin_trap();
-}
+using cfx::fuzz::Check;
 
 // Re-frames a parsed Envelope and reads it back.
 void CheckRoundTrip(const w::Envelope& e) {
@@ -82,11 +78,8 @@ void Stream(const uint8_t* data, std::size_t size, std::size_t read_size) {
 
 }  // namespace
 
-// Invalid UTF-8 in string fields is a parse failure that protobuf also logs;
-// a fuzzer produces it on most runs.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  google::protobuf::SetLogHandler(
-      [](google::protobuf::LogLevel, const char*, int, const std::string&) {});
+  cfx::fuzz::SilenceProtobufLog();
   return 0;
 }
 

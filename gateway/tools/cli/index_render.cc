@@ -124,7 +124,7 @@ std::string IndexExplanationText(const w::IndexExplanation& x) {
                       std::to_string(t.gpu_hours()), t.weight(),
                       OrDash(t.kept_weight()),
                       t.partition() == 0 ? "-" : std::to_string(t.partition()),
-                      t.seller(), t.buyer()});
+                      OrDash(t.seller()), OrDash(t.buyer())});
     }
     out += FormatTable(rows, {0, 1, 2, 3, 4, 5, 6});
   }

@@ -103,6 +103,27 @@ TEST(EngineSnapshot, FlippedBytesNeverCrashAndLoadOnlyConsistentState) {
   }
 }
 
+// Found by tests/fuzz/snapshot_fuzzer (its corpus keeps the input as
+// crash-leaves-plus-filled-overflow): an order whose leaves and filled
+// quantities are each in range but whose sum overflows int64 is an invalid
+// order, not undefined behaviour.
+TEST(EngineSnapshot, AnOrderWhoseLeavesPlusFilledOverflowsIsRejected) {
+  static constexpr char kBytes[] =
+      "\x43\x46\x58\x53\x04\x00\x1b\x00\x00\x00\x00\x01\x00\x00\x00\x00"
+      "\x00\x00\x1e\xff\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x02\x00"
+      "\x00\x00\x01\x00\x00\x00\x02\xa0\x86\x01\x00\x00\x00\x00\x00\x00"
+      "\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x2e\x00\x00\x00\x00"
+      "\x00\x00\x00\x52\x40\x08\x02\x00\x00\x00\x00\x07\x00\x00\x00\x01"
+      "\x5c\x89\x01\x00\x00\x00\x00\x00\x1a\x01\x00\x00\x09\x00\x00\x00"
+      "\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56\x56"
+      "\x04\x00\x18\x8c\x00\x00\x01\x01\xe8\x00\x00";
+  const Status st =
+      NewEngine()->LoadSnapshot(std::string_view(kBytes, sizeof kBytes - 1));
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss);
+  EXPECT_NE(st.message().find("invalid order"), std::string::npos)
+      << st.message();
+}
+
 TEST(EngineSnapshot, LoadIntoUsedEngineIsRefused) {
   auto e = NewEngine();
   EventCollector events;

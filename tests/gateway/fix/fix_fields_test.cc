@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "gateway/fix/fix_gateway.h"
 
 namespace cfx::gateway::fix {
@@ -77,6 +80,21 @@ TEST(FixTime, FormatsUtcMilliseconds) {
   const exchange::Timestamp t{int64_t{1'796'083'200} * 1'000'000'000 +
                               1'500'000'000};
   EXPECT_EQ(FormatFixTime(t), "20261201-00:00:01.500");
+}
+
+// Found by tests/fuzz/fix_message_fuzzer (its corpus keeps the message as
+// crash-time-beyond-int64-ns): a time past the last int64 nanosecond since
+// the epoch is no time (ExpireTime(126) is then refused), not an overflow.
+TEST(FixTime, TimesBeyondInt64NanosecondsAreRejected) {
+  EXPECT_EQ(ParseFixTime("20261201-00:00:01.5"),
+            int64_t{1'796'083'200} * 1'000'000'000 + 1'500'000'000);
+  EXPECT_EQ(ParseFixTime("22620411-23:47:16.854775807"),
+            std::numeric_limits<int64_t>::max());
+  for (const char* bad : {"22620411-23:47:16.854775808",
+                          "22620411-23:47:17", "60261201-12:00:00.000",
+                          "99991231-23:59:59.999999999"}) {
+    EXPECT_FALSE(ParseFixTime(bad).has_value()) << bad;
+  }
 }
 
 }  // namespace

@@ -38,11 +38,6 @@ ClientPtr MustLogOn(uint16_t port, std::string_view user) {
   return c.has_value() ? std::move(c).value() : nullptr;
 }
 
-bool IsLabel(const std::string& s, char prefix) {
-  return s.size() >= 2 && s[0] == prefix &&
-         s.find_first_not_of("0123456789", 1) == std::string::npos;
-}
-
 bool Printable(const std::string& s) {
   for (char c : s) {
     if (c < 0x20 || c > 0x7e) return false;
@@ -423,9 +418,9 @@ TEST_F(IndexDeskTest, AThousandDaysComeInSeveralListsInOrder) {
 
 // ---------------------------------------------------------------- explain
 
-TEST_F(IndexDeskTest, ExplainLabelsFirmsForATraderAndNamesThemForTheAdmin) {
+TEST_F(IndexDeskTest, ExplainMarksOnlyTheAskersOwnSidesAndNamesFirmsToTheAdmin) {
   ASSERT_TRUE(TradeADay(gw_, kDay, kStd, 60'000, 1));
-  // PROV-A also buys: it gets a buyer label of its own.
+  // PROV-A also buys.
   ASSERT_TRUE(gw_.Trade(50, gw_.FixingNs(kDay) - kHour, kStd, kProvB, kProvA,
                         60'000, 2));
   ASSERT_TRUE(gw_.Fix(kDay));
@@ -464,14 +459,11 @@ TEST_F(IndexDeskTest, ExplainLabelsFirmsForATraderAndNamesThemForTheAdmin) {
   ASSERT_EQ(ax.trades_size(), tx.trades_size());
   EXPECT_EQ(tx.trades_size(), 13);
 
-  // The trader: labels in order of first appearance, one per firm and
-  // side, and no firm name anywhere.
-  std::map<std::string, std::string> seller_name;  // label -> admin's name
-  std::map<std::string, std::string> buyer_name;
+  // The trader (FIRM-A, a buyer): "YOU" on exactly the sides FIRM-A took,
+  // nothing on any other side, and no firm name anywhere.
   std::set<std::string> seller_names;
   std::set<std::string> buyer_names;
-  int next_seller = 1;
-  int next_buyer = 1;
+  int own = 0;
   for (int i = 0; i < tx.trades_size(); ++i) {
     SCOPED_TRACE(i);
     const w::IndexContributingTrade& tt = tx.trades(i);
@@ -483,21 +475,13 @@ TEST_F(IndexDeskTest, ExplainLabelsFirmsForATraderAndNamesThemForTheAdmin) {
     EXPECT_EQ(tt.gpu_hours(), st.gpu_hours);
     EXPECT_EQ(tt.weight_micros(), st.weight);
     EXPECT_EQ(tt.partition(), st.partition);
-    ASSERT_TRUE(IsLabel(tt.seller(), 'S')) << tt.seller();
-    ASSERT_TRUE(IsLabel(tt.buyer(), 'B')) << tt.buyer();
-    if (seller_name.emplace(tt.seller(), at.seller()).second) {
-      EXPECT_EQ(tt.seller(), "S" + std::to_string(next_seller++));
-      EXPECT_TRUE(seller_names.insert(at.seller()).second)
-          << "two labels for " << at.seller();
-    }
-    if (buyer_name.emplace(tt.buyer(), at.buyer()).second) {
-      EXPECT_EQ(tt.buyer(), "B" + std::to_string(next_buyer++));
-      EXPECT_TRUE(buyer_names.insert(at.buyer()).second)
-          << "two labels for " << at.buyer();
-    }
-    EXPECT_EQ(seller_name[tt.seller()], at.seller()) << "one label per firm";
-    EXPECT_EQ(buyer_name[tt.buyer()], at.buyer()) << "one label per firm";
+    EXPECT_EQ(tt.seller(), at.seller() == "FIRM-A" ? "YOU" : "");
+    EXPECT_EQ(tt.buyer(), at.buyer() == "FIRM-A" ? "YOU" : "");
+    own += at.buyer() == "FIRM-A" ? 1 : 0;
+    seller_names.insert(at.seller());
+    buyer_names.insert(at.buyer());
   }
+  EXPECT_EQ(own, 6);
   EXPECT_EQ(seller_names,
             (std::set<std::string>{"PROV-A", "PROV-B", "PROV-C"}));
   EXPECT_EQ(buyer_names,
@@ -506,6 +490,64 @@ TEST_F(IndexDeskTest, ExplainLabelsFirmsForATraderAndNamesThemForTheAdmin) {
   for (const char* firm :
        {"FIRM-A", "FIRM-B", "FIRM-C", "PROV-A", "PROV-B", "PROV-C"}) {
     EXPECT_EQ(text.find(firm), std::string::npos) << firm;
+  }
+}
+
+// A firm that knows its own trades must not be able to follow another
+// firm's trades through the day: over a day in which FIRM-B and FIRM-C
+// (and the three providers) trade several times each, no value of FIRM-A's
+// explanation outside the trades' own numbers repeats across the trades of
+// any one other firm, while FIRM-A's own trades, and PROV-B's for PROV-B,
+// are marked.
+TEST_F(IndexDeskTest, ExplainGivesNoTokenThatFollowsAnotherFirmsTrades) {
+  ASSERT_TRUE(TradeADay(gw_, kDay, kStd, 60'000, 1));
+  ASSERT_TRUE(gw_.Fix(kDay));
+  std::map<std::string, Answer> answers;
+  for (const char* user : {"trader-a", "provider-b", "admin"}) {
+    ClientPtr c = MustLogOn(gw_.port(), user);
+    ASSERT_NE(c, nullptr) << user;
+    answers[user] = Explain(*c, "B200-STD");
+  }
+  const Answer& t = answers["trader-a"];
+  const Answer& p = answers["provider-b"];
+  const Answer& a = answers["admin"];
+  for (const Answer* x : {&t, &p, &a}) {
+    ASSERT_FALSE(x->refusal.has_value()) << x->refusal->text();
+  }
+  const auto& tt = t.explanation.trades();
+  const auto& pt = p.explanation.trades();
+  const auto& at = a.explanation.trades();
+  ASSERT_EQ(tt.size(), 12);
+  ASSERT_EQ(pt.size(), at.size());
+  ASSERT_EQ(tt.size(), at.size());
+
+  // Per firm (the admin's names), the side values the participant sees on
+  // that firm's trades; FIRM-B and FIRM-C buy 3 trades each (FIRM-A 6), the
+  // providers sell 4 each.
+  std::map<std::string, std::map<std::string, int>> seen;
+  std::map<std::string, int> trades_of;
+  for (int i = 0; i < at.size(); ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_EQ(tt[i].trade_id(), at[i].trade_id());
+    ASSERT_EQ(pt[i].trade_id(), at[i].trade_id());
+    const bool a_bought = at[i].buyer() == "FIRM-A";
+    EXPECT_EQ(tt[i].buyer(), a_bought ? "YOU" : "");
+    EXPECT_EQ(tt[i].seller(), "");
+    EXPECT_EQ(pt[i].seller(), at[i].seller() == "PROV-B" ? "YOU" : "");
+    EXPECT_EQ(pt[i].buyer(), "");
+    for (const auto& [firm, value] :
+         {std::pair{at[i].seller(), tt[i].seller()},
+          std::pair{at[i].buyer(), tt[i].buyer()}}) {
+      if (firm == "FIRM-A") continue;
+      ++trades_of[firm];
+      if (!value.empty()) ++seen[firm][value];
+    }
+  }
+  for (const char* firm : {"FIRM-B", "FIRM-C", "PROV-A", "PROV-B", "PROV-C"}) {
+    EXPECT_EQ(trades_of[firm], firm[0] == 'F' ? 3 : 4) << firm;
+    for (const auto& [value, n] : seen[firm]) {
+      EXPECT_LE(n, 1) << firm << "'s trades all carry " << value;
+    }
   }
 }
 
@@ -581,15 +623,15 @@ TEST_F(IndexDeskTest, ALongExplanationComesInSeveralParts) {
   }
   EXPECT_EQ(t.explanation.print().trade_count(), 1'500u);
   ASSERT_EQ(t.explanation.trades_size(), 1'500);
-  // Labels stay the same across the parts: three firms a side.
+  // Across the parts: FIRM-A's own buys marked, nothing else.
   std::set<std::string> sellers;
-  std::set<std::string> buyers;
+  std::map<std::string, int> buyers;
   for (const w::IndexContributingTrade& c : t.explanation.trades()) {
     sellers.insert(c.seller());
-    buyers.insert(c.buyer());
+    ++buyers[c.buyer()];
   }
-  EXPECT_EQ(sellers, (std::set<std::string>{"S1", "S2", "S3"}));
-  EXPECT_EQ(buyers, (std::set<std::string>{"B1", "B2", "B3"}));
+  EXPECT_EQ(sellers, (std::set<std::string>{""}));
+  EXPECT_EQ(buyers, (std::map<std::string, int>{{"", 999}, {"YOU", 501}}));
 }
 
 // ---------------------------------------------------------------- refusals

@@ -40,13 +40,16 @@ std::string Row(const std::string& label, const std::string& value) {
 }
 
 // A row of the contributing trades' table: it has seller and buyer labels.
+// A row of the contributing trades' table: nine columns, the first the trade
+// id, the last two the seller and the buyer ("YOU" or "-" for a trader).
 bool IsTradeRow(const std::string& line) {
-  const std::size_t s = line.find("  S");
-  const std::size_t b = line.find("  B");
-  return s != std::string::npos && b != std::string::npos &&
-         s + 3 < line.size() && b + 3 < line.size() &&
-         std::isdigit(static_cast<unsigned char>(line[s + 3])) &&
-         std::isdigit(static_cast<unsigned char>(line[b + 3]));
+  std::istringstream in(line);
+  std::vector<std::string> cells;
+  for (std::string cell; in >> cell;) cells.push_back(cell);
+  const auto side = [](const std::string& c) { return c == "YOU" || c == "-"; };
+  return cells.size() == 9 &&
+         std::isdigit(static_cast<unsigned char>(cells[0][0])) &&
+         side(cells[7]) && side(cells[8]);
 }
 
 // The day the tests fix: 2026-12-05.
@@ -284,8 +287,10 @@ TEST_F(IndexCliTest, ExplainNamesNoFirmExceptToTheAdmin) {
   EXPECT_TRUE(Contains(r.out, "contributing trades:\n")) << r.out;
   EXPECT_TRUE(Contains(r.out, "TRADE_ID  AGE  PRICE")) << r.out;
   EXPECT_TRUE(Contains(r.out, "SELLER  BUYER")) << r.out;
-  EXPECT_TRUE(Contains(r.out, "  S1  ")) << r.out;
-  EXPECT_TRUE(Contains(r.out, "  B1")) << r.out;
+  // trader-a's firm bought some of the trades: only those sides are marked.
+  EXPECT_TRUE(Contains(r.out, "  YOU\n")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "  -       -\n")) << r.out;
+  EXPECT_FALSE(Contains(r.out, "  S1")) << r.out;
   for (const char* firm :
        {"FIRM-A", "FIRM-B", "FIRM-C", "PROV-A", "PROV-B", "PROV-C"}) {
     EXPECT_FALSE(Contains(r.out, firm)) << firm << "\n" << r.out;
@@ -305,7 +310,8 @@ TEST_F(IndexCliTest, ExplainNamesNoFirmExceptToTheAdmin) {
   const ToolResult json = Run("index explain B200-STD --json");
   EXPECT_EQ(json.exit_code, 0) << json.err;
   ASSERT_EQ(Lines(json.out).size(), 1u) << json.out;
-  EXPECT_TRUE(Contains(json.out, "\"seller\":\"S1\"")) << json.out;
+  EXPECT_TRUE(Contains(json.out, "\"seller\":\"\"")) << json.out;
+  EXPECT_TRUE(Contains(json.out, "\"buyer\":\"YOU\"")) << json.out;
   EXPECT_TRUE(Contains(json.out, "\"level_name\":\"")) << json.out;
   EXPECT_FALSE(Contains(json.out, "PROV-A")) << json.out;
 }
