@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@
 #include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/logon_backoff.h"
 
 namespace cfx::exchange {
 class Journal;
@@ -36,6 +38,7 @@ struct UserConfig;
 class InstrumentTable;
 class MarketDataStore;
 class Metrics;
+class CredentialChecker;
 }  // namespace cfx::gateway
 
 namespace cfx::gateway::pb {
@@ -71,6 +74,13 @@ struct GatewayDeps {
   // requests are then refused SETTLEMENT_UNAVAILABLE; CollateralRequests
   // still reach the engine). Must outlive the gateway.
   const settlement::SettlementService* settlement = nullptr;
+  // Runs the Logon signature checks off the gateway thread (shared with the
+  // FIX gateway). May be null: the gateway then runs its own, with one
+  // worker. Must outlive the gateway.
+  CredentialChecker* credentials = nullptr;
+  // The clock of the logon back-off, steady ns. Default (empty): the steady
+  // clock.
+  std::function<int64_t()> logon_clock_ns;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -91,8 +101,10 @@ struct GatewayDeps {
 //
 // Thread: everything runs on the gateway thread that runs `io` and calls
 // OnEvent() and Poll(), except the retransmission workers, which only read
-// the journal and post their result back. Memory: per-session buffers; the
-// hot path allocates in protobuf and in the output buffers.
+// the journal and post their result back, and the Logon signature checks
+// (the credential checker's workers, gateway/session/credential_check.h).
+// Memory: per-session buffers; the hot path allocates in protobuf and in the
+// output buffers.
 class Gateway {
  public:
   Gateway(asio::io_context& io, const GatewayDeps& deps);
@@ -134,6 +146,12 @@ class Gateway {
  private:
   // gateway.cc: connections, frames, timers and writes.
   void StartSession(asio::ip::tcp::socket socket);
+  // The read loop: reads, then DrainFrames(), then reads again unless that
+  // returned false.
+  void Read(const std::shared_ptr<Session>& s);
+  // Dispatches the complete frames read so far; false when the session is
+  // closed, or its input waits for a Logon check.
+  bool DrainFrames(Session& s);
   void OnFrame(Session& s, std::string_view payload);
   bool OnSessionMessage(Session& s, wire::v1::Envelope::BodyCase body);
   void OnRequest(Session& s, wire::v1::Envelope::BodyCase body);
@@ -146,6 +164,17 @@ class Gateway {
 
   // gateway_logon.cc: logon and resume (retransmission).
   void OnLogon(Session& s, const wire::v1::Logon& m);
+  // The credential checker's verdict on the Logon `m` of session
+  // `session_id`, back on the gateway thread.
+  void LogonCheckDone(uint64_t session_id, const wire::v1::Logon& m,
+                      const UserConfig* user, LogonBackoff::Key source,
+                      LogonBackoff::Key pair, bool passed);
+  // The logon back-off's clock (deps_.logon_clock_ns, else the steady one).
+  int64_t LogonNow() const;
+  // A Logon whose signature passed: the timestamp window, the nonce, one
+  // session per user, resume; then LogonAck.
+  void CompleteLogon(Session& s, const wire::v1::Logon& m,
+                     const UserConfig* user);
   void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
                    const std::string& text);
   void StartRetransmission(Session& s, uint64_t after_seq,
@@ -208,6 +237,14 @@ class Gateway {
     std::shared_ptr<std::atomic<bool>> done;
   };
   std::vector<Worker> workers_;
+  // Logon checks (gateway_logon.cc): the checker (deps_.credentials or
+  // own_checker_), the back-off per source address and per API key at a
+  // source address, and a token whose expiry tells late verdicts that the
+  // gateway is gone.
+  std::unique_ptr<CredentialChecker> own_checker_;
+  CredentialChecker* checker_ = nullptr;
+  LogonBackoff backoff_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
   // Last: its handlers read the members above.
   Acceptor acceptor_;
 };

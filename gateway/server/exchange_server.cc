@@ -18,6 +18,7 @@
 #include "gateway/pb/gateway.h"
 #include "gateway/server/event_consumers.h"
 #include "gateway/server/service_feed.h"
+#include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
 #include "index/index_service.h"
 #include "settlement/settlement_service.h"
@@ -58,6 +59,8 @@ struct ExchangeServer::Impl {
   // The CFX index and clearing and settlement.
   std::unique_ptr<ServiceFeed> services;
   std::unique_ptr<Metrics> metrics;
+  // Logon credential checks of both gateways, off this thread.
+  std::unique_ptr<CredentialChecker> credentials;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
   std::unique_ptr<HttpServer> http;
@@ -243,6 +246,7 @@ Status ExchangeServer::Impl::OpenServices() {
 // Creates the metrics and the protobuf and FIX gateways.
 Status ExchangeServer::Impl::CreateGateways() {
   metrics = std::make_unique<Metrics>();
+  credentials = std::make_unique<CredentialChecker>();
   pb::GatewayDeps deps;
   deps.config = &config;
   deps.instruments = instruments.get();
@@ -258,6 +262,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.recovered_registry = &p->engine().registry();
   deps.index = &services->index();
   deps.settlement = &services->settlement();
+  deps.credentials = credentials.get();
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
@@ -270,6 +275,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.log = options.log;
   fix_deps.index = &services->index();
   fix_deps.settlement = &services->settlement();
+  fix_deps.credentials = credentials.get();
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();

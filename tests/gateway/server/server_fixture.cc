@@ -383,11 +383,22 @@ RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<std::unique_ptr<RawConnection>> RawConnection::Connect(uint16_t port) {
+Result<std::unique_ptr<RawConnection>> RawConnection::Connect(
+    uint16_t port, const char* source) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     return Status(StatusCode::kUnavailable,
                   std::string("socket: ") + std::strerror(errno));
+  }
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  if (source != nullptr && (::inet_pton(AF_INET, source, &from.sin_addr) != 1 ||
+                            ::bind(fd, reinterpret_cast<const sockaddr*>(&from),
+                                   sizeof from) != 0)) {
+    const int err = errno;
+    ::close(fd);
+    return Status(StatusCode::kUnavailable,
+                  std::string("bind ") + source + ": " + std::strerror(err));
   }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;

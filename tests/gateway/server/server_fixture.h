@@ -190,7 +190,9 @@ class RawConnection {
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
 
-  static Result<std::unique_ptr<RawConnection>> Connect(uint16_t port);
+  // From the local IPv4 address `source` (e.g. "127.0.0.2") when given.
+  static Result<std::unique_ptr<RawConnection>> Connect(
+      uint16_t port, const char* source = nullptr);
 
   Status Write(std::string_view bytes);
   // The next frame. kUnavailable once the peer closed; kResourceExhausted
