@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include "tests/bench/abuse_logon.h"
+
 namespace cfx::bench {
 
 namespace {
@@ -12,6 +14,8 @@ constexpr AbuseWorkload kAbuseWorkloads[] = {
     {"hash-flood",
      "client order ids that collide in the engine's table vs random ids",
      RunHashFloodAbuse},
+    {"logon-flood", "a victim's order round trip vs floods of failed logons",
+     RunLogonFloodAbuse},
 };
 
 double Median(std::vector<double> v) {
