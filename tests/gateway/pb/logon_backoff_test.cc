@@ -184,13 +184,13 @@ class BlockedChecker {
           cv_.wait(lock, [this] { return released_; });
           return true;
         },
-        [](bool) {}));
+        [this](bool) { ++answered_; }));
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return started_; });
     lock.unlock();
     // The one queue slot.
     EXPECT_TRUE(checker_.TrySubmit(
-        io, [] { return true; }, [](bool) {}));
+        io, [] { return true; }, [this](bool) { ++answered_; }));
   }
   ~BlockedChecker() { Release(); }
   void Release() {
@@ -199,12 +199,15 @@ class BlockedChecker {
     cv_.notify_all();
   }
   CredentialChecker* get() { return &checker_; }
+  // Both checks it queued have answered (on the io_context's thread).
+  bool drained() const { return answered_ == 2; }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool started_ = false;
   bool released_ = false;
+  int answered_ = 0;
   CredentialChecker checker_;
 };
 
@@ -214,6 +217,7 @@ TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesAtOnceWithItsOwnReason) {
   EXPECT_TRUE(Refused(Answer(server_test::DemoLogon("trader-a")),
                       w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, kChecksBusyText));
   blocked.Release();
+  ASSERT_TRUE(testing::RunUntil(io_, [&] { return blocked.drained(); }));
   EXPECT_TRUE(Answer(server_test::DemoLogon("trader-a")).has_logon_ack());
   gateway_->Stop();
   gateway_.reset();

@@ -18,6 +18,8 @@ namespace {
 
 TEST(CredentialChecker, ChecksRunOffTheCallersThreadAndAnswerOnIt) {
   asio::io_context io;
+  // Keeps run_one_for() waiting for the posted answer.
+  const auto work = asio::make_work_guard(io);
   CredentialChecker checker;
   std::thread::id checked_on;
   std::optional<std::thread::id> answered_on;
@@ -40,6 +42,7 @@ TEST(CredentialChecker, ChecksRunOffTheCallersThreadAndAnswerOnIt) {
 
 TEST(CredentialChecker, AFullQueueRefusesAtOnceAndNeverGrows) {
   asio::io_context io;
+  const auto work = asio::make_work_guard(io);
   std::mutex mu;
   std::condition_variable cv;
   bool started = false;
