@@ -79,8 +79,9 @@ client::LogonParams DemoLogonOptOut(std::string_view user) {
   return p;
 }
 
-Result<std::unique_ptr<client::Client>> Connect(uint16_t port) {
-  return client::Client::Connect("127.0.0.1", port, kWait);
+Result<std::unique_ptr<client::Client>> Connect(uint16_t port,
+                                                const std::string& source) {
+  return client::Client::Connect("127.0.0.1", port, kWait, source);
 }
 
 Result<std::unique_ptr<client::Client>> LogOn(uint16_t port,

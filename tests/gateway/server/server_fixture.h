@@ -80,7 +80,9 @@ client::LogonParams DemoLogon(std::string_view user);
 // The same, keeping resting orders when the session ends.
 client::LogonParams DemoLogonOptOut(std::string_view user);
 
-Result<std::unique_ptr<client::Client>> Connect(uint16_t port);
+// From the local address `source` (e.g. "127.0.0.2") when it is not empty.
+Result<std::unique_ptr<client::Client>> Connect(uint16_t port,
+                                                const std::string& source = "");
 // Connects and logs on; the LogonAck goes to *ack when given.
 Result<std::unique_ptr<client::Client>> LogOn(uint16_t port,
                                               const client::LogonParams& params,
