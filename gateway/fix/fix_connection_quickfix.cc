@@ -56,7 +56,11 @@ void QuickFixEngine::Received(uint64_t conn, const char* data,
   if (connection == nullptr || connection->closing || connection->gone) return;
   connection->parser.addToStream(data, size);
   connection->pending += size;
-  while (!connection->closing && !connection->gone) {
+  Drain(connection);
+}
+
+void QuickFixEngine::Drain(Connection* connection) {
+  while (!connection->closing && !connection->gone && !connection->checking) {
     std::string raw;
     try {
       if (!connection->parser.readFixMessage(raw)) break;
@@ -102,9 +106,11 @@ void QuickFixEngine::Dispatch(Connection* connection, const std::string& raw) {
   }
 }
 
-// The first message of a connection: must be a Logon to us from a configured
-// SenderCompID whose session is free. Anything else closes the connection
-// without an answer (there is no session to answer on).
+// The first message of a connection: must be a FIX.4.4 Logon to us inside
+// the daily window. Anything else closes the connection without an answer
+// (there is no session to answer on). Its credentials then go to
+// Handler::CheckLogon, before any session sees it, also for a SenderCompID
+// that is not configured (so that the answer does not tell which exist).
 void QuickFixEngine::DispatchLogon(Connection* connection,
                                    const std::string& raw) {
   std::unique_ptr<FIX::Message> logon;
@@ -141,47 +147,70 @@ void QuickFixEngine::DispatchLogon(Connection* connection,
                                  : std::string();
   std::unordered_map<std::string, int>::const_iterator it =
       session_by_comp_id_.find(sender);
-  if (it == session_by_comp_id_.end()) {
-    CloseConnection(connection,
-                    "unknown SenderCompID \"" + Printable(sender) + "\"");
-    return;
-  }
-  const int index = it->second;
-  SessionSlot& slot = *slots_[static_cast<std::size_t>(index)];
+  const int index = it == session_by_comp_id_.end() ? -1 : it->second;
   // A window that ended logs out its connection first; a Logon opens the
   // current window, and none is accepted between two.
-  ApplyWindow(slot);
+  if (index >= 0) ApplyWindow(*slots_[static_cast<std::size_t>(index)]);
   if (!InWindow()) {
     CloseConnection(connection,
                     "Logon outside the daily session window (exchange clock)");
     return;
   }
-  if (slot.connection != nullptr) {
-    CloseConnection(connection, "SenderCompID \"" + sender +
-                                    "\" is already logged on (connection " +
-                                    std::to_string(slot.connection->id) + ")");
-    return;
-  }
-
-  // Authenticate before QuickFIX sees the Logon: a refused Logon must not
-  // reset the session's sequence numbers (ResetSeqNumFlag is applied before
-  // fromAdmin is called), so it loses 141 here and gets a Logout from
-  // fromAdmin.
   const std::string username = logon->isSetField(FIX::FIELD::Username)
                                    ? logon->getField(FIX::FIELD::Username)
                                    : std::string();
   const std::string password = logon->isSetField(FIX::FIELD::Password)
                                    ? logon->getField(FIX::FIELD::Password)
                                    : std::string();
-  slot.logon_refusal = handler_->Authenticate(index, username, password);
-  slot.logon_checked = true;
-  if (!slot.logon_refusal.empty()) {
-    logon->removeField(FIX::FIELD::ResetSeqNumFlag);
+  connection->checking = true;
+  connection->logon = std::move(logon);
+  connection->logon_session = index;
+  connection->logon_sender = sender;
+  std::string refusal;
+  if (handler_->CheckLogon(connection->id, index, username, password,
+                           &refusal)) {
+    LogonVerdict(connection, refusal);
   }
+}
 
+void QuickFixEngine::LogonChecked(uint64_t conn, const std::string& refusal) {
+  CallScope scope(this);
+  Connection* connection = Find(conn);
+  if (connection == nullptr || connection->closing || connection->gone ||
+      !connection->checking) {
+    return;
+  }
+  LogonVerdict(connection, refusal);
+  Drain(connection);
+}
+
+void QuickFixEngine::LogonVerdict(Connection* connection,
+                                  const std::string& refusal) {
+  connection->checking = false;
+  std::unique_ptr<FIX::Message> logon = std::move(connection->logon);
+  const int index = connection->logon_session;
+  if (!refusal.empty() || index < 0) {
+    RefuseLogon(connection,
+                refusal.empty() ? std::string("logon refused") : refusal);
+    return;
+  }
+  SessionSlot& slot = *slots_[static_cast<std::size_t>(index)];
+  ApplyWindow(slot);  // the check took time
+  if (!InWindow()) {
+    CloseConnection(connection,
+                    "Logon outside the daily session window (exchange clock)");
+    return;
+  }
+  if (slot.connection != nullptr) {
+    CloseConnection(connection, "SenderCompID \"" + slot.client_comp_id +
+                                    "\" is already logged on (connection " +
+                                    std::to_string(slot.connection->id) + ")");
+    return;
+  }
   connection->session = index;
   slot.connection = connection;
   FIX::Session& session = *slot.session;
+  slot.logon_checked = true;
   try {
     session.setResponder(&connection->responder);
     session.next(*logon, FIX::UtcTimeStamp());
@@ -189,11 +218,27 @@ void QuickFixEngine::DispatchLogon(Connection* connection,
     LogLine("fix " + slot.client_comp_id + ": unexpected error: " + e.what());
   }
   slot.logon_checked = false;
-  slot.logon_refusal.clear();
   slot.logout_text.clear();
   if (Bound(connection) && !session.isLoggedOn()) {
     CloseConnection(connection, "Logon refused");
   }
+}
+
+void QuickFixEngine::RefuseLogon(Connection* connection,
+                                 const std::string& text) {
+  FIX::Message logout;
+  FIX::Header& header = logout.getHeader();
+  header.setField(FIX::BeginString(kBeginString));
+  header.setField(FIX::MsgType(FIX::MsgType_Logout));
+  header.setField(FIX::SenderCompID(options_.sender_comp_id));
+  header.setField(FIX::TargetCompID(connection->logon_sender));
+  header.setField(FIX::MsgSeqNum(1));
+  header.setField(FIX::SendingTime(FIX::UtcTimeStamp(), 3));
+  logout.setField(FIX::Text(text));
+  ResponderSend(connection, logout.toString());
+  LogLine("fix: connection " + std::to_string(connection->id) +
+          " logon refused: " + text);
+  CloseAfterOutput(connection);
 }
 
 void QuickFixEngine::CloseConnection(Connection* connection,

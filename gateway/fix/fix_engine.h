@@ -101,11 +101,19 @@ struct EngineOptions {
 class Handler {
  public:
   virtual ~Handler() {}
-  // A Logon(A) for `session` carrying Username(553) and Password(554)
-  // (either may be empty when absent). Return "" to accept, or the reason
-  // sent in the Logout's Text(58) to refuse.
-  virtual std::string Authenticate(int session, const std::string& username,
-                                   const std::string& password) = 0;
+  // A Logon(A) on connection `conn` for `session` (-1: a SenderCompID
+  // that is not configured) carrying Username(553) and Password(554)
+  // (either may be empty when absent), before the session sees it. Either
+  // answers now: returns true with *refusal "" to accept, or the Text(58)
+  // of the refusing Logout; or returns false and answers later with
+  // Engine::LogonChecked(conn, refusal). Until the answer the connection's
+  // later input waits. A refused Logon never reaches the session: it
+  // consumes no sequence number, and the Logout (MsgSeqNum 1, written
+  // outside the session) is the same for every session and for none.
+  virtual bool CheckLogon(uint64_t conn, int session,
+                          const std::string& username,
+                          const std::string& password,
+                          std::string* refusal) = 0;
   // The session is logged on / is no longer logged on.
   virtual void OnLogon(int session) = 0;
   virtual void OnLogout(int session) = 0;
@@ -140,6 +148,12 @@ class Engine {
   virtual void Connected(uint64_t conn, double now_seconds) = 0;
   virtual void Received(uint64_t conn, const char* data, std::size_t size) = 0;
   virtual void Disconnected(uint64_t conn) = 0;
+
+  // The answer to a Handler::CheckLogon that returned false: "" accepts
+  // the Logon (it then goes to its session), anything else refuses it with
+  // that Text(58). Nothing for a connection that is gone or closing, or
+  // whose Logon is not waiting for an answer. Not from inside CheckLogon.
+  virtual void LogonChecked(uint64_t conn, const std::string& refusal) = 0;
 
   // Session timers: heartbeats, test requests, logon and logout timeouts,
   // the daily window. Call about once a second.

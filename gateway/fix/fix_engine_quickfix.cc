@@ -433,22 +433,12 @@ void QuickFixEngine::FromAdmin(int session, const FIX::Message& message) {
     return;
   }
   SessionSlot& slot = *slots_[static_cast<std::size_t>(session)];
-  std::string refusal = slot.logon_refusal;
   if (!slot.logon_checked) {
-    // Not reached: Logons come through DispatchLogon. Kept so that no path
-    // logs on without Authenticate.
-    refusal =
-        handler_->Authenticate(session,
-                               message.isSetField(FIX::FIELD::Username)
-                                   ? message.getField(FIX::FIELD::Username)
-                                   : std::string(),
-                               message.isSetField(FIX::FIELD::Password)
-                                   ? message.getField(FIX::FIELD::Password)
-                                   : std::string());
-  }
-  if (!refusal.empty()) {
-    slot.logout_text = refusal;
-    throw FIX::RejectLogon(refusal);
+    // Not reached: Logons reach a session only from LogonVerdict, once
+    // Handler::CheckLogon accepted them. Kept so that no path logs on
+    // unchecked.
+    slot.logout_text = "logon refused";
+    throw FIX::RejectLogon(slot.logout_text);
   }
 }
 

@@ -82,6 +82,13 @@ struct Connection {
   // The session of its Logon, -1 before one. Bound while
   // slots_[session]->connection == this.
   int session = -1;
+  // While Handler::CheckLogon has not answered: the Logon, its session
+  // (-1: an unknown SenderCompID) and its SenderCompID; later input waits
+  // in the parser.
+  bool checking = false;
+  std::unique_ptr<FIX::Message> logon;
+  int logon_session = -1;
+  std::string logon_sender;
   bool closing = false;  // Handler::Close was called
   bool gone = false;     // Disconnected() was called
   // Bytes for Handler::Write at the next Flush; queued: in output_queue_.
@@ -151,10 +158,9 @@ struct SessionSlot {
   std::unique_ptr<SessionApplication> application;
   std::unique_ptr<FIX::Session> session;  // after `application`: dies first
   Connection* connection = nullptr;       // the bound connection
-  // Set while Received() hands a Logon to the session: the verdict of
-  // Handler::Authenticate, applied by fromAdmin.
+  // Set while a Logon that Handler::CheckLogon accepted goes to the
+  // session (fromAdmin refuses any other).
   bool logon_checked = false;
-  std::string logon_refusal;
   // The Text(58) of the next Logout (a refused Logon's reason).
   std::string logout_text;
 };
@@ -170,6 +176,7 @@ class QuickFixEngine : public Engine {
   void Connected(uint64_t conn, double now_seconds) override;
   void Received(uint64_t conn, const char* data, std::size_t size) override;
   void Disconnected(uint64_t conn) override;
+  void LogonChecked(uint64_t conn, const std::string& refusal) override;
   void Tick(double now_seconds) override;
   bool Send(int session, const Message& message) override;
   bool LoggedOn(int session) const override;
@@ -218,8 +225,15 @@ class QuickFixEngine : public Engine {
   const std::string& Prefix(int session) const {
     return slots_[static_cast<std::size_t>(session)]->client_comp_id;
   }
+  // Hands the connection's complete messages to Dispatch (none while its
+  // Logon is being checked); closes it when its input grows too long.
+  void Drain(Connection* connection);
   void Dispatch(Connection* connection, const std::string& raw);
   void DispatchLogon(Connection* connection, const std::string& raw);
+  // The answer to the Logon of a `checking` connection.
+  void LogonVerdict(Connection* connection, const std::string& refusal);
+  // A Logout with `text` written outside any session, then a close.
+  void RefuseLogon(Connection* connection, const std::string& text);
   void CloseConnection(Connection* connection, const std::string& reason);
   void Drop(Connection* connection);
   // The session of a bound connection disconnects and lets go of it;

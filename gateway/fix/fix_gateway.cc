@@ -6,12 +6,8 @@
 // files (fix_gateway.h lists them).
 
 #include <fcntl.h>
-#include <openssl/crypto.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -21,13 +17,13 @@
 #include <vector>
 
 #include "exchange/text_format.h"
-#include "gateway/config/password.h"
 #include "gateway/config/server_config.h"
 #include "gateway/fix/collateral_inquiry.h"
 #include "gateway/fix/dictionary.h"
 #include "gateway/fix/fix_gateway_state.h"
 #include "gateway/fix/fix_tags.h"
 #include "gateway/fix/position_reports.h"
+#include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
 
 namespace cfx::gateway::fix {
@@ -129,11 +125,7 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
       g->clordid_text_[{account, id}] = text;
     }
   }
-  unsigned char salt[16];
-  if (RAND_bytes(salt, sizeof salt) != 1) {
-    return Status(StatusCode::kUnavailable, "fix: no randomness for a salt");
-  }
-  g->password_salt_.assign(reinterpret_cast<const char*>(salt), sizeof salt);
+  g->InitLogonChecks();
   g->reject_exec_prefix_ =
       "R" +
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -333,49 +325,6 @@ int FixGateway::Poll() {
 }
 
 // --------------------------------------------------------------- sessions
-
-// PBKDF2 costs tens of milliseconds of the gateway thread, which every
-// session shares. A password that passed it once is remembered as a salted
-// SHA-256 (salt random per process), so a reconnect costs microseconds; and
-// after a failed check the session's next check waits a second (attempts in
-// between are refused unchecked), so wrong passwords cannot stall the thread.
-std::string FixGateway::Authenticate(int session, const std::string& username,
-                                     const std::string& password) {
-  SessionState& s = *sessions_[static_cast<std::size_t>(session)];
-  const UserConfig& u = *s.user;
-  static const std::string kInvalid = "invalid username or password";
-  auto refuse = [&](const char* why) {
-    if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
-    Log("fix " + s.comp_id + ": logon refused: " + why);
-    return kInvalid;
-  };
-  if (username != u.name || u.password_hash.empty()) {
-    return refuse("invalid username or password");
-  }
-  std::string salted = password_salt_ + password;
-  std::array<unsigned char, SHA256_DIGEST_LENGTH> digest{};
-  SHA256(reinterpret_cast<const unsigned char*>(salted.data()), salted.size(),
-         digest.data());
-  OPENSSL_cleanse(salted.data(), salted.size());
-  if (s.password_known && CRYPTO_memcmp(digest.data(), s.password_digest.data(),
-                                        digest.size()) == 0) {
-    if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(true);
-    return std::string();
-  }
-  const int64_t now = SteadyNs();
-  if (s.last_failed_check_ns != 0 &&
-      now - s.last_failed_check_ns < kNanosPerSecond) {
-    return refuse("invalid username or password (checks paused for 1 s)");
-  }
-  if (!VerifyPassword(u.password_hash, password)) {
-    s.last_failed_check_ns = now;
-    return refuse("invalid username or password");
-  }
-  s.password_known = true;
-  s.password_digest = digest;
-  if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(true);
-  return std::string();
-}
 
 void FixGateway::OnLogon(int session) {
   SessionState& s = *sessions_[static_cast<std::size_t>(session)];

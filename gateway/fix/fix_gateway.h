@@ -19,6 +19,7 @@
 #include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/logon_backoff.h"
 #include "gateway/session/order_view.h"
 #include "gateway/session/service_reads.h"
 
@@ -39,6 +40,7 @@ class MarketDataStore;
 struct InstrumentInfo;
 enum class BookLevelChange : uint8_t;  // gateway/md/market_data.h
 class Metrics;
+class CredentialChecker;
 }  // namespace cfx::gateway
 
 namespace cfx::gateway::fix {
@@ -66,6 +68,10 @@ struct FixGatewayDeps {
   // their own (service_reads.h); null: read at once, on this thread.
   // Must outlive the gateway.
   ServiceReads* service_reads = nullptr;
+  // Runs the Logon password checks off the gateway thread (shared with the
+  // protobuf gateway). May be null: the gateway then runs its own, with one
+  // worker. Must outlive the gateway.
+  CredentialChecker* credentials = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;
@@ -92,8 +98,9 @@ struct FixGatewayDeps {
 // (gateway/session/order_view.h), and who may see which account's clearing
 // results is gateway/session/visibility.h. The class is implemented by
 // concern: fix_gateway.cc (creation, transport, logons, dispatch, ClOrdID
-// texts), order_entry_adapter.cc (requests to Commands),
-// execution_report_publisher.cc (events to reports and drop copies),
+// texts), logon_check.cc (Logon passwords, off the gateway thread, and
+// their back-off by source address), order_entry_adapter.cc (requests to
+// Commands), execution_report_publisher.cc (events to reports and drop copies),
 // market_data_publisher.cc (snapshots, incrementals, index values, security
 // status), and position_reports.h / collateral_inquiry.h (clearing).
 //
@@ -143,8 +150,15 @@ class FixGateway final : private Handler {
   FixGateway(asio::io_context& io, const FixGatewayDeps& deps);
 
   // Handler (the QuickFIX island's callbacks).
-  std::string Authenticate(int session, const std::string& username,
-                           const std::string& password) override;
+  // logon_check.cc: the password goes to the credential checker, unless
+  // the source address backs off.
+  bool CheckLogon(uint64_t conn, int session, const std::string& username,
+                  const std::string& password, std::string* refusal) override;
+  // At Create: the checker and the unknown users' hash.
+  void InitLogonChecks();
+  // The checker's verdict, back on the gateway thread.
+  void LogonCheckDone(uint64_t conn, int session, LogonBackoff::Key source,
+                      bool passed);
   void OnLogon(int session) override;
   void OnConnectionLoggedOn(uint64_t conn) override;
   void OnLogout(int session) override;
@@ -330,7 +344,16 @@ class FixGateway final : private Handler {
   std::unordered_map<Key, std::vector<std::pair<int, Message>>, KeyHash> held_;
   std::vector<std::pair<int, Message>> released_;
 
-  std::string password_salt_;  // random per process (Authenticate)
+  // Logon checks (logon_check.cc): the checker (deps_.credentials or
+  // own_checker_), the back-off by source address, a well-formed hash that
+  // matches no password (checked for unknown users, so that they cost what
+  // known ones do), and a token whose expiry tells late verdicts that the
+  // gateway is gone.
+  std::unique_ptr<CredentialChecker> own_checker_;
+  CredentialChecker* checker_ = nullptr;
+  LogonBackoff backoff_;
+  std::string unknown_user_hash_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
   std::string clordid_path_;
   int clordid_fd_ = -1;
   std::string clordid_buffer_;

@@ -68,11 +68,6 @@ struct FixGateway::SessionState {
   bool active = false;
   TokenBucket throttle;
   std::size_t held = 0;
-  // Authenticate(): the salted digest of the last password that passed, and
-  // when a check last failed.
-  bool password_known = false;
-  std::array<unsigned char, 32> password_digest{};
-  int64_t last_failed_check_ns = 0;
   struct Subscription {
     std::string req_id;
     uint32_t instrument = 0;

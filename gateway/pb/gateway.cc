@@ -7,6 +7,7 @@
 #include "gateway/config/server_config.h"
 #include "gateway/md/market_data.h"
 #include "gateway/pb/frame.h"
+#include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
 
 // The protobuf gateway's connections: accepting, reading frames and
@@ -75,6 +76,11 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
                 PortOptions(deps.config->session)) {
   if (deps.recovered_registry != nullptr) {
     desk_.Seed(*deps.recovered_registry).ok();
+  }
+  checker_ = deps.credentials;
+  if (checker_ == nullptr) {
+    own_checker_ = std::make_unique<CredentialChecker>();
+    checker_ = own_checker_.get();
   }
 }
 
@@ -150,40 +156,40 @@ void Gateway::StartSession(tcp::socket socket, uint64_t slot) {
   if (deps_.metrics != nullptr) {
     deps_.metrics->SetSessions(static_cast<int64_t>(sessions_.size()));
   }
-  // The read loop.
-  struct Reader {
-    Gateway* gw;
-    std::shared_ptr<Session> s;
-    void operator()() const {
-      auto self = *this;
-      s->socket.async_read_some(
-          asio::buffer(s->reader.WritableSpace(), s->reader.WritableSize()),
-          [self](boost::system::error_code ec, std::size_t n) {
-            Session& ss = *self.s;
-            if (ss.state == Session::State::kClosed) return;
-            if (ec) {
-              self.gw->Close(ss, ec == asio::error::eof
-                                     ? "connection closed by peer"
-                                     : "read error: " + ec.message());
-              return;
-            }
-            ss.reader.Commit(n);
-            std::string_view payload;
-            while (ss.state != Session::State::kClosed &&
-                   ss.reader.Next(&payload)) {
-              self.gw->OnFrame(ss, payload);
-            }
-            if (ss.state == Session::State::kClosed) return;
-            if (ss.reader.error() != FrameError::kNone) {
-              self.gw->Close(ss,
-                             std::string(FrameErrorName(ss.reader.error())));
-              return;
-            }
-            self();
-          });
-    }
-  };
-  Reader{this, s}();
+  Read(s);
+}
+
+void Gateway::Read(const std::shared_ptr<Session>& s) {
+  s->socket.async_read_some(
+      asio::buffer(s->reader.WritableSpace(), s->reader.WritableSize()),
+      [this, s](boost::system::error_code ec, std::size_t n) {
+        Session& ss = *s;
+        if (ss.state == Session::State::kClosed) return;
+        if (ec) {
+          Close(ss, ec == asio::error::eof ? "connection closed by peer"
+                                           : "read error: " + ec.message());
+          return;
+        }
+        ss.reader.Commit(n);
+        if (DrainFrames(ss)) Read(s);
+      });
+}
+
+bool Gateway::DrainFrames(Session& s) {
+  std::string_view payload;
+  while (s.state != Session::State::kClosed && !s.logon_checking &&
+         s.reader.Next(&payload)) {
+    OnFrame(s, payload);
+  }
+  if (s.state == Session::State::kClosed) return false;
+  // A Logon being checked: the rest waits in the reader, unread, and
+  // reading resumes with the verdict (gateway_logon.cc).
+  if (s.logon_checking) return false;
+  if (s.reader.error() != FrameError::kNone) {
+    Close(s, std::string(FrameErrorName(s.reader.error())));
+    return false;
+  }
+  return true;
 }
 
 void Gateway::Close(Session& s, const std::string& why) {

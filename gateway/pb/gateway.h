@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -25,6 +27,7 @@
 #include "gateway/pb/settlement_desk.h"
 #include "gateway/session/acceptor.h"
 #include "gateway/session/service_reads.h"
+#include "gateway/session/logon_backoff.h"
 
 namespace cfx::gateway {
 struct ServerConfig;
@@ -32,6 +35,7 @@ struct UserConfig;
 class InstrumentTable;
 class MarketDataStore;
 class Metrics;
+class CredentialChecker;
 }  // namespace cfx::gateway
 
 namespace cfx::gateway::pb {
@@ -75,6 +79,13 @@ struct GatewayDeps {
   // their own (service_reads.h); null: read at once, on this thread.
   // Must outlive the gateway.
   ServiceReads* service_reads = nullptr;
+  // Runs the Logon signature checks off the gateway thread (shared with the
+  // FIX gateway). May be null: the gateway then runs its own, with one
+  // worker. Must outlive the gateway.
+  CredentialChecker* credentials = nullptr;
+  // The clock of the logon back-off, steady ns. Default (empty): the steady
+  // clock.
+  std::function<int64_t()> logon_clock_ns;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -97,9 +108,11 @@ struct GatewayDeps {
 // machine and wires them.
 //
 // Thread: everything runs on the gateway thread that runs `io` and calls
-// OnEvent() and Poll(); the gateway starts no thread. Memory: per-session
-// buffers; per account its last session.resend_max_messages messages; the
-// hot path allocates in protobuf and in the output buffers.
+// OnEvent() and Poll(); the gateway starts no thread (the Logon signature
+// checks run on the credential checker's workers,
+// gateway/session/credential_check.h). Memory: per-session buffers; per
+// account its last session.resend_max_messages messages; the hot path
+// allocates in protobuf and in the output buffers.
 class Gateway {
  public:
   Gateway(asio::io_context& io, const GatewayDeps& deps);
@@ -146,6 +159,12 @@ class Gateway {
   void StartSession(asio::ip::tcp::socket socket, uint64_t slot);
   void Refuse(asio::ip::tcp::socket& socket, Refusal why);
   void Evict(uint64_t slot);
+  // The read loop: reads, then DrainFrames(), then reads again unless that
+  // returned false.
+  void Read(const std::shared_ptr<Session>& s);
+  // Dispatches the complete frames read so far; false when the session is
+  // closed, or its input waits for a Logon check.
+  bool DrainFrames(Session& s);
   void OnFrame(Session& s, std::string_view payload);
   bool OnSessionMessage(Session& s, wire::v1::Envelope::BodyCase body);
   void OnRequest(Session& s, wire::v1::Envelope::BodyCase body);
@@ -158,6 +177,17 @@ class Gateway {
 
   // gateway_logon.cc: logon and resume (retransmission).
   void OnLogon(Session& s, const wire::v1::Logon& m);
+  // The credential checker's verdict on the Logon `m` of session
+  // `session_id`, back on the gateway thread.
+  void LogonCheckDone(uint64_t session_id, const wire::v1::Logon& m,
+                      const UserConfig* user, LogonBackoff::Key source,
+                      LogonBackoff::Key pair, bool passed);
+  // The logon back-off's clock (deps_.logon_clock_ns, else the steady one).
+  int64_t LogonNow() const;
+  // A Logon whose signature passed: the timestamp window, the nonce, one
+  // session per user, resume; then LogonAck.
+  void CompleteLogon(Session& s, const wire::v1::Logon& m,
+                     const UserConfig* user);
   void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
                    const std::string& text);
   // The nonce check: true if `m`'s nonce is fresh and now recorded,
@@ -218,6 +248,15 @@ class Gateway {
   // Used logon nonces, for replay protection (also across restarts).
   LogonNonces nonces_;
   int64_t last_timer_scan_ns_ = 0;
+
+  // Logon checks (gateway_logon.cc): the checker (deps_.credentials or
+  // own_checker_), the back-off per source address and per API key at a
+  // source address, and a token whose expiry tells late verdicts that the
+  // gateway is gone.
+  std::unique_ptr<CredentialChecker> own_checker_;
+  CredentialChecker* checker_ = nullptr;
+  LogonBackoff backoff_;
+  std::shared_ptr<char> alive_ = std::make_shared<char>(0);
   // Last: its handlers read the members above.
   Acceptor acceptor_;
 };

@@ -4,9 +4,11 @@
 #include "gateway/config/server_config.h"
 #include "gateway/pb/gateway.h"
 #include "gateway/pb/logon_signature.h"
+#include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
 
-// The protobuf gateway's logon (credentials, signature, timestamp window,
+// The protobuf gateway's logon (credentials, signature checked off the
+// gateway thread with back-off per source and per API key, timestamp window,
 // nonce reuse, also across restarts, one session per user) and resume: a
 // logon with resume_after_seq starts the account's retransmission, which
 // the Resender serves from memory in Poll() while live messages wait.
@@ -20,6 +22,20 @@ namespace {
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 constexpr uint32_t kMinHeartbeatMs = 100;
 constexpr uint32_t kMaxHeartbeatMs = 60'000;
+
+// Per source address: free for 8 failed checks (several users behind one
+// address), then 1 s, doubling, at most 60 s.
+constexpr BackoffPolicy kSourceBackoff{.free_failures = 8, .max_in_flight = 8};
+// Per API key at one source address: 1 s after a failed check, doubling,
+// at most 60 s.
+constexpr BackoffPolicy kKeyBackoff{};
+
+// The peer's address, or "" when it has none.
+std::string PeerAddress(const asio::ip::tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  return ec ? std::string() : peer.address().to_string();
+}
 
 bool PrintableAscii(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
@@ -60,13 +76,75 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   }
   const ApiKey* key = nullptr;
   const UserConfig* user = config_.FindUserByApiKey(m.api_key(), &key);
-  if (user == nullptr ||
-      !VerifyLogonSignature(key->secret, m.api_key(), m.timestamp_ns(),
-                            m.nonce(), m.signature())) {
-    LogonReject(s, w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
-                "authentication failed");
+  // Back-off per source address and per API key at that address; a check
+  // that may run goes to the credential checker, and the session's later
+  // frames wait for its verdict.
+  const std::string address = PeerAddress(s.socket);
+  const LogonBackoff::Key source = backoff_.KeyOf("pb " + address);
+  const LogonBackoff::Key pair = backoff_.KeyOf(
+      "pb " + address +
+      (user != nullptr ? " user " + user->name : " key " + m.api_key()));
+  const int64_t now_ns = LogonNow();
+  int64_t wait = 0;
+  if (!backoff_.Begin(source, kSourceBackoff, now_ns, &wait)) {
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, BackoffText(wait));
     return;
   }
+  if (!backoff_.Begin(pair, kKeyBackoff, now_ns, &wait)) {
+    backoff_.Abandon(source);
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, BackoffText(wait));
+    return;
+  }
+  // An unknown key is checked against a secret of its own, so that it
+  // costs what a known one does.
+  auto check = [secret = user != nullptr ? key->secret : std::string(32, '\0'),
+                m, known = user != nullptr] {
+    return VerifyLogonSignature(secret, m.api_key(), m.timestamp_ns(),
+                                m.nonce(), m.signature()) &&
+           known;
+  };
+  std::weak_ptr<char> alive = alive_;
+  auto done = [this, alive, id = s.id, m, user, source, pair](bool passed) {
+    if (!alive.expired()) LogonCheckDone(id, m, user, source, pair, passed);
+  };
+  if (!checker_->TrySubmit(io_, std::move(check), std::move(done))) {
+    backoff_.Abandon(source);
+    backoff_.Abandon(pair);
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, kChecksBusyText);
+    return;
+  }
+  s.logon_checking = true;
+}
+
+int64_t Gateway::LogonNow() const {
+  return deps_.logon_clock_ns ? deps_.logon_clock_ns() : SteadyNs();
+}
+
+void Gateway::LogonCheckDone(uint64_t session_id, const w::Logon& m,
+                             const UserConfig* user, LogonBackoff::Key source,
+                             LogonBackoff::Key pair, bool passed) {
+  const int64_t now_ns = LogonNow();
+  backoff_.End(source, passed, kSourceBackoff, now_ns);
+  backoff_.End(pair, passed, kKeyBackoff, now_ns);
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end()) return;
+  std::shared_ptr<Session> s = it->second;
+  if (s->state == Session::State::kClosed || !s->logon_checking) return;
+  s->logon_checking = false;
+  if (s->state == Session::State::kAwaitLogon) {
+    if (passed) {
+      CompleteLogon(*s, m, user);
+    } else {
+      LogonReject(*s, w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
+                  "authentication failed");
+    }
+  }
+  // The frames that waited, then the read loop again.
+  if (DrainFrames(*s)) Read(s);
+}
+
+void Gateway::CompleteLogon(Session& s, const w::Logon& m,
+                            const UserConfig* user) {
   const int64_t now = WallNs();
   const int64_t window =
       int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;

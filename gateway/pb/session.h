@@ -58,6 +58,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool write_pending = false;
   bool dirty = false;
   State state = State::kAwaitLogon;
+  // A Logon is being checked off the gateway thread: later frames wait
+  // unread (Gateway::DrainFrames).
+  bool logon_checking = false;
 
   const UserConfig* user = nullptr;
   exchange::AccountId account;

@@ -19,6 +19,7 @@
 #include "gateway/pb/gateway.h"
 #include "gateway/server/event_consumers.h"
 #include "gateway/server/service_feed.h"
+#include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
 #include "index/index_service.h"
 #include "settlement/settlement_service.h"
@@ -68,6 +69,8 @@ struct ExchangeServer::Impl {
   // The CFX index and clearing and settlement.
   std::unique_ptr<ServiceFeed> services;
   std::unique_ptr<Metrics> metrics;
+  // Logon credential checks of both gateways, off this thread.
+  std::unique_ptr<CredentialChecker> credentials;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
   std::unique_ptr<HttpServer> http;
@@ -286,6 +289,7 @@ Status ExchangeServer::Impl::OpenServices() {
 // Creates the metrics and the protobuf and FIX gateways.
 Status ExchangeServer::Impl::CreateGateways() {
   metrics = std::make_unique<Metrics>();
+  credentials = std::make_unique<CredentialChecker>();
   pb::GatewayDeps deps;
   deps.config = &config;
   deps.instruments = instruments.get();
@@ -303,6 +307,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.settlement = &services->settlement();
   deps.log = options.log;
   deps.service_reads = services.get();
+  deps.credentials = credentials.get();
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
@@ -316,6 +321,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.index = &services->index();
   fix_deps.settlement = &services->settlement();
   fix_deps.service_reads = services.get();
+  fix_deps.credentials = credentials.get();
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();

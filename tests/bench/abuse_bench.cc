@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include "tests/bench/abuse_logon.h"
+
 namespace cfx::bench {
 
 namespace {
@@ -15,6 +17,8 @@ constexpr AbuseWorkload kAbuseWorkloads[] = {
     {"resume-storm",
      "100 protobuf resumes from far back at once vs a quiet victim session",
      RunResumeStormAbuse},
+    {"logon-flood", "a victim's order round trip vs floods of failed logons",
+     RunLogonFloodAbuse},
 };
 
 double Median(std::vector<double> v) {

@@ -233,7 +233,8 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::~Client() { Close(); }
 
 Result<std::unique_ptr<Client>> Client::Connect(
-    const std::string& host, uint16_t port, std::chrono::milliseconds timeout) {
+    const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
+    const std::string& source) {
   const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
   const std::string peer = host + ":" + std::to_string(port);
   auto impl = std::make_unique<Impl>();
@@ -250,13 +251,28 @@ Result<std::unique_ptr<Client>> Client::Connect(
     }
     for (const auto& r : results) endpoints.push_back(r.endpoint());
   }
+  if (!source.empty()) {
+    const asio::ip::address from = asio::ip::make_address(source, ec);
+    if (!ec) impl->socket.open(from.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) impl->socket.bind(tcp::endpoint(from, 0), ec);
+    if (ec) return Unavailable("cannot bind " + source + ": " + ec.message());
+  }
   bool done = false;
   error_code connect_ec;
-  asio::async_connect(impl->socket, endpoints,
-                      [&](const error_code& e, const tcp::endpoint&) {
-                        connect_ec = e;
-                        done = true;
-                      });
+  if (source.empty()) {
+    asio::async_connect(impl->socket, endpoints,
+                        [&](const error_code& e, const tcp::endpoint&) {
+                          connect_ec = e;
+                          done = true;
+                        });
+  } else {
+    // The bound socket, to the first endpoint only: the range overload
+    // reopens the socket for each endpoint, losing the bind.
+    impl->socket.async_connect(endpoints.front(), [&](const error_code& e) {
+      connect_ec = e;
+      done = true;
+    });
+  }
   if (!impl->RunUntil([&] { return done; }, deadline)) {
     impl->CloseSocket("");
     return Unavailable("cannot connect to " + peer + ": timed out after " +

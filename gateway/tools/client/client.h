@@ -61,11 +61,12 @@ class Client {
   Client& operator=(const Client&) = delete;
 
   // Connects to host:port (a numeric address, or a name resolved without a
-  // time bound) with TCP_NODELAY. Returns kUnavailable when the connection
-  // is refused or not made within `timeout`.
+  // time bound) with TCP_NODELAY, from the local address `source` when it
+  // is not empty. Returns kUnavailable when the connection is refused or
+  // not made within `timeout`, or `source` cannot be bound.
   static Result<std::unique_ptr<Client>> Connect(
       const std::string& host, uint16_t port,
-      std::chrono::milliseconds timeout);
+      std::chrono::milliseconds timeout, const std::string& source = "");
 
   // Sends a signed Logon and waits for the answer. Returns the LogonAck, or
   // kFailedPrecondition "logon rejected: AUTHENTICATION_FAILED: <text>" for

@@ -115,15 +115,16 @@ std::vector<Wire> Split(const std::string& bytes) {
 
 class RecordingHandler : public Handler {
  public:
-  std::string Authenticate(int session, const std::string& username,
-                           const std::string& password) override {
+  bool CheckLogon(uint64_t conn, int session, const std::string& username,
+                  const std::string& password, std::string* refusal) override {
     ++authenticate_calls;
     const auto it = credentials.find(session);
-    if (it != credentials.end() && it->second.first == username &&
-        it->second.second == password) {
-      return "";
-    }
-    return kBadCredentials;
+    const bool ok = it != credentials.end() && it->second.first == username &&
+                    it->second.second == password;
+    *refusal = ok ? "" : kBadCredentials;
+    if (!defer) return true;
+    deferred.emplace_back(conn, *refusal);
+    return false;
   }
   void OnLogon(int session) override { logons.push_back(session); }
   void OnLogout(int session) override { logouts.push_back(session); }
@@ -151,6 +152,9 @@ class RecordingHandler : public Handler {
 
   std::map<int, std::pair<std::string, std::string>> credentials;
   int authenticate_calls = 0;
+  // CheckLogon answers later: (conn, refusal) for Engine::LogonChecked.
+  bool defer = false;
+  std::vector<std::pair<uint64_t, std::string>> deferred;
   std::vector<int> logons;
   std::vector<int> logouts;
   std::vector<std::pair<int, Message>> messages;
@@ -409,16 +413,104 @@ TEST_F(FixEngineTest, MissingPasswordIsRefusedLikeAWrongOne) {
   EXPECT_TRUE(client.Closed());
 }
 
-TEST_F(FixEngineTest, UnknownSenderCompIdIsClosedWithoutAnswer) {
+// Refusals read the same whether the SenderCompID exists or not: the
+// unknown one is checked too, and gets the wrong password's Logout.
+TEST_F(FixEngineTest, UnknownSenderCompIdGetsTheWrongPasswordsLogout) {
   Client client = NewClient(1, "NOBODY");
   client.Connect();
   client.Logon("trader-a", "secret-a");
-  EXPECT_EQ(client.Written(), "");
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_EQ(out[0].Get(58), kBadCredentials);
+  EXPECT_EQ(out[0].Get(34), "1");
+  EXPECT_EQ(out[0].Get(56), "NOBODY");
   EXPECT_TRUE(client.Closed());
-  EXPECT_EQ(handler_.authenticate_calls, 0);
-  EXPECT_TRUE(handler_.Logged(
-      "fix: connection 1 closed: unknown SenderCompID \"NOBODY\""));
+  EXPECT_EQ(handler_.authenticate_calls, 1);
   ExpectNoSecretsLogged();
+}
+
+// The same refusal, field for field apart from the header's CompIDs and
+// SendingTime, for a wrong password, an unknown SenderCompID and a wrong
+// password on a SenderCompID logged on elsewhere; and none of them moves the
+// logged-on session's sequence numbers.
+TEST_F(FixEngineTest, RefusalsOfTheThreeKindsAreIdenticalAndConsumeNothing) {
+  Client owner = NewClient(1, "TRADER_B");
+  owner.Connect();
+  owner.Logon("trader-b", "secret-b");
+  ASSERT_EQ(owner.Take().size(), 1u);  // our 1
+
+  Client wrong = NewClient(2);
+  wrong.Connect();
+  wrong.Logon("trader-a", "wrong-password");
+  Client unknown = NewClient(3, "NOBODY");
+  unknown.Connect();
+  unknown.Logon("trader-a", "wrong-password");
+  Client elsewhere = NewClient(4, "TRADER_B");
+  elsewhere.next_seq = 7;
+  elsewhere.Connect();
+  elsewhere.Logon("trader-b", "wrong-password");
+  const std::set<int> vary = {9, 10, 52, 56};
+  std::vector<std::string> answers;
+  for (Client* c : {&wrong, &unknown, &elsewhere}) {
+    const std::vector<Wire> out = c->Take();
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].Get(58), kBadCredentials);
+    EXPECT_TRUE(c->Closed());
+    answers.push_back(Without(out[0], vary));
+  }
+  EXPECT_EQ(answers[0], answers[1]);
+  EXPECT_EQ(answers[0], answers[2]);
+  EXPECT_FALSE(engine_->LoggedOn(0));
+  EXPECT_TRUE(engine_->LoggedOn(1));
+  owner.Send("1", {{112, "T1"}});
+  const std::vector<Wire> out = owner.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].Get(34), "2");  // the refusals took no number
+}
+
+// A Logon whose check answers later waits outside the session, and so does
+// the input behind it; the answer lets both through in order.
+TEST_F(FixEngineTest, InputBehindALogonBeingCheckedWaitsForTheAnswer) {
+  handler_.defer = true;
+  Client client = NewClient(1);
+  client.Connect();
+  client.Logon("trader-a", "secret-a");
+  client.Send("1", {{112, "T1"}});
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_FALSE(engine_->LoggedOn(0));
+  ASSERT_EQ(handler_.deferred.size(), 1u);
+  EXPECT_EQ(handler_.deferred[0].first, 1u);
+  engine_->LogonChecked(1, handler_.deferred[0].second);
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[1].type(), "0");
+  EXPECT_EQ(out[1].Get(112), "T1");
+  EXPECT_TRUE(engine_->LoggedOn(0));
+}
+
+// A later refusal: the Logout, the close, and the input behind the Logon
+// never reaches the session.
+TEST_F(FixEngineTest, ALaterRefusalClosesWithoutTheSession) {
+  handler_.defer = true;
+  Client client = NewClient(1);
+  client.Connect();
+  client.Logon("trader-a", "wrong-password");
+  client.Send("1", {{112, "T1"}});
+  ASSERT_EQ(handler_.deferred.size(), 1u);
+  engine_->LogonChecked(1, "try again later");
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "5");
+  EXPECT_EQ(out[0].Get(58), "try again later");
+  EXPECT_TRUE(client.Closed());
+  EXPECT_TRUE(handler_.messages.empty());
+  // A second answer, or one for a connection that is gone, does nothing.
+  engine_->LogonChecked(1, "");
+  client.Disconnect();
+  engine_->LogonChecked(1, "");
+  EXPECT_FALSE(engine_->LoggedOn(0));
 }
 
 TEST_F(FixEngineTest, WrongTargetCompIdIsClosedWithoutAnswer) {
@@ -1178,9 +1270,9 @@ TEST_F(FixEngineTest, RefusedLogonDoesNotResetSequenceNumbers) {
   intruder.Logon("trader-a", "wrong-password", {{141, "Y"}});
   std::vector<Wire> out = intruder.Take();
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].type(), "5");  // our 3
+  EXPECT_EQ(out[0].type(), "5");  // outside the session: tells no number
   EXPECT_EQ(out[0].Get(58), kBadCredentials);
-  EXPECT_EQ(out[0].Get(34), "3");
+  EXPECT_EQ(out[0].Get(34), "1");
   intruder.Disconnect();
 
   Client again = NewClient(3);
@@ -1188,7 +1280,7 @@ TEST_F(FixEngineTest, RefusedLogonDoesNotResetSequenceNumbers) {
   out = LogOnA(again);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].type(), "A");
-  EXPECT_EQ(out[0].Get(34), "4");
+  EXPECT_EQ(out[0].Get(34), "3");  // nor did its refusal take our 3
   EXPECT_FALSE(out[0].Has(141));
   ExpectNoSecretsLogged();
 }

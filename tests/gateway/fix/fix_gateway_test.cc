@@ -280,20 +280,22 @@ std::optional<FixMessage> Rejected(FixTestClient& c, const FixFields& order) {
 
 // An OrderStatusRequest for an order nobody has, and its answer: afterwards
 // everything the exchange sent this session before the answer is in the
-// inbox.
-bool Barrier(FixTestClient& c) {
+// inbox. Returns the answer's MsgSeqNum, or 0 when there is none.
+int BarrierSeq(FixTestClient& c) {
   static int counter = 0;
   const std::string id = "barrier-" + std::to_string(++counter);
-  if (!c.Send("H", StatusRequest(id, "1", id))) return false;
-  return Expect(
-             c,
-             [id](const FixMessage& m) {
-               return m.type == "8" && m.Get(150) == "I" &&
-                      (m.Get(790) == id || m.Get(11) == id);
-             },
-             "answer to status request " + id)
-      .has_value();
+  if (!c.Send("H", StatusRequest(id, "1", id))) return 0;
+  const auto answer = Expect(
+      c,
+      [id](const FixMessage& m) {
+        return m.type == "8" && m.Get(150) == "I" &&
+               (m.Get(790) == id || m.Get(11) == id);
+      },
+      "answer to status request " + id);
+  return answer ? answer->seq() : 0;
 }
+
+bool Barrier(FixTestClient& c) { return BarrierSeq(c) > 0; }
 
 // The client's numbers were in line after a reconnect: the exchange asked
 // for nothing, or only for the client's last message before it left (its
@@ -357,13 +359,100 @@ TEST_F(FixGatewayTest, MissingPasswordGetsTheSameLogout) {
   EXPECT_EQ(before[0].Get(58), kInvalidLogon) << before[0].ToString();
 }
 
-TEST_F(FixGatewayTest, UnknownSenderCompIdIsClosedWithoutAnswer) {
+TEST_F(FixGatewayTest, UnknownSenderCompIdGetsTheSameLogout) {
   auto raw = RawConnect();
   ASSERT_NE(raw, nullptr);
   ASSERT_TRUE(raw->Write(RawLogon("NOBODY", "trader-a", "demo-trader-a")));
   std::vector<FixMessage> before;
   ASSERT_TRUE(raw->AwaitClose(kWait, &before)) << "connection still open";
-  for (const FixMessage& m : before) ADD_FAILURE() << "answered: " << m.raw;
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0].type, "5") << before[0].ToString();
+  EXPECT_EQ(before[0].Get(58), kInvalidLogon) << before[0].ToString();
+  EXPECT_EQ(before[0].seq(), 1) << before[0].ToString();
+}
+
+// ---------------------------------------------------------- logon back-off
+
+// The one answer of a Logon sent from `source`, as `comp_id` with
+// `username` and `password`; nullopt (and a failure) when there is none.
+std::optional<FixMessage> LogonAnswer(uint16_t port, const std::string& source,
+                                      const std::string& comp_id,
+                                      const std::string& username,
+                                      const std::string& password,
+                                      int seq = 1) {
+  std::string error;
+  auto raw = RawFixConnection::Connect("127.0.0.1", port, &error, source);
+  if (raw == nullptr) {
+    ADD_FAILURE() << error;
+    return std::nullopt;
+  }
+  FixMessage m;
+  if (!raw->Write(RawLogon(comp_id, username, password, seq)) ||
+      raw->Read(kWait, &m) != RawFixConnection::kMessage) {
+    ADD_FAILURE() << "no answer to the Logon of " << comp_id;
+    return std::nullopt;
+  }
+  return m;
+}
+
+// An attacker's wrong passwords from one address back that address off;
+// the firm's own Logon from another address is checked, and accepted.
+TEST_F(FixGatewayTest,
+       WrongPasswordsFromOneAddressDoNotRefuseTheFirmAtAnother) {
+  const uint16_t port = server_.fix_port();
+  for (int i = 0; i < 3; ++i) {
+    auto m = LogonAnswer(port, "127.0.0.1", "TRADER_A", "trader-a", "guess");
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->type, "5") << m->ToString();
+    EXPECT_NE(m->Get(58).find(i == 0 ? kInvalidLogon : "try again later"),
+              std::string::npos)
+        << m->ToString();
+  }
+  auto firm =
+      LogonAnswer(port, "127.0.0.2", "TRADER_A", "trader-a", "demo-trader-a");
+  ASSERT_TRUE(firm);
+  EXPECT_EQ(firm->type, "A") << firm->ToString();
+}
+
+// A mistyped password, then the right one at once from the same address:
+// the retry is refused because of the back-off, and says so.
+TEST_F(FixGatewayTest, ARetryRightAfterAMistypeIsToldToTryAgainLater) {
+  const uint16_t port = server_.fix_port();
+  auto first = LogonAnswer(port, "127.0.0.1", "TRADER_A", "trader-a", "oops");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->Get(58), kInvalidLogon) << first->ToString();
+  auto retry =
+      LogonAnswer(port, "127.0.0.1", "TRADER_A", "trader-a", "demo-trader-a");
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->type, "5") << retry->ToString();
+  const std::string text = retry->Get(58);
+  EXPECT_NE(text.find("try again later"), std::string::npos) << text;
+  EXPECT_EQ(text.find(kInvalidLogon), std::string::npos) << text;
+}
+
+// Refusals say the same for a wrong password, an unknown SenderCompID and
+// a SenderCompID logged on elsewhere, and none reaches the session: the
+// logged-on firm's next message from the exchange keeps its number.
+TEST_F(FixGatewayTest, RefusedLogonsReadTheSameAndLeaveTheSessionAlone) {
+  ClientPtr b = LogOn(kTraderB);
+  ASSERT_NE(b, nullptr);
+  const int before = BarrierSeq(*b);
+  ASSERT_GT(before, 0);
+  const uint16_t port = server_.fix_port();
+  // From three addresses, so that no refusal is a back-off.
+  auto wrong = LogonAnswer(port, "127.0.0.3", "TRADER_A", "trader-a", "x");
+  auto unknown = LogonAnswer(port, "127.0.0.4", "NOBODY", "trader-a", "x");
+  auto elsewhere = LogonAnswer(port, "127.0.0.5", "TRADER_B", "trader-b", "x",
+                               b->next_sender_seq());
+  ASSERT_TRUE(wrong && unknown && elsewhere);
+  for (const FixMessage* m : {&*wrong, &*unknown, &*elsewhere}) {
+    EXPECT_EQ(m->type, "5") << m->ToString();
+    EXPECT_EQ(m->Get(58), kInvalidLogon) << m->ToString();
+    EXPECT_EQ(m->seq(), 1) << m->ToString();
+    EXPECT_EQ(m->fields, wrong->fields) << m->ToString();
+  }
+  EXPECT_EQ(BarrierSeq(*b), before + 1) << b->Describe();
+  EXPECT_EQ(b->Count(OfType("5")), 0u) << b->Describe();
 }
 
 TEST_F(FixGatewayTest, FirstMessageThatIsNotALogonIsClosedWithoutAnswer) {

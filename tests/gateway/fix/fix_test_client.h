@@ -169,10 +169,12 @@ class RawFixConnection {
   typedef std::chrono::milliseconds Millis;
   enum ReadResult { kMessage, kTimeout, kClosed };
 
-  // nullptr with *error when the connection fails.
-  static std::unique_ptr<RawFixConnection> Connect(const std::string& host,
-                                                   uint16_t port,
-                                                   std::string* error);
+  // nullptr with *error when the connection fails. A non-empty `source`
+  // is the local IPv4 address to connect from (127.0.0.2: another loopback
+  // client).
+  static std::unique_ptr<RawFixConnection> Connect(
+      const std::string& host, uint16_t port, std::string* error,
+      const std::string& source = std::string());
   ~RawFixConnection();
   RawFixConnection(const RawFixConnection&) = delete;
   RawFixConnection& operator=(const RawFixConnection&) = delete;

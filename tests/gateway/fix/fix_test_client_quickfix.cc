@@ -622,12 +622,26 @@ long ParseFixMessage(const std::string& data, FixMessage* out) {
 }
 
 std::unique_ptr<RawFixConnection> RawFixConnection::Connect(
-    const std::string& host, uint16_t port, std::string* error) {
+    const std::string& host, uint16_t port, std::string* error,
+    const std::string& source) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     if (error != nullptr)
       *error = std::string("socket: ") + std::strerror(errno);
     return nullptr;
+  }
+  if (!source.empty()) {
+    sockaddr_in from;
+    std::memset(&from, 0, sizeof from);
+    from.sin_family = AF_INET;
+    if (::inet_pton(AF_INET, source.c_str(), &from.sin_addr) != 1 ||
+        ::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) !=
+            0) {
+      if (error != nullptr)
+        *error = std::string("bind ") + source + ": " + std::strerror(errno);
+      ::close(fd);
+      return nullptr;
+    }
   }
   sockaddr_in addr;
   std::memset(&addr, 0, sizeof addr);

@@ -447,8 +447,13 @@ const BadInput kCases[] = {
     {"LogonWrongSignature",
      As::kNobody,
      [] {
-       return Logon(
-           [](w::Logon* m) { m->set_signature(std::string(32, 'x')); });
+       // An unknown key, not trader-a: a failed check backs its key off at
+       // this address (docs/protocol.md), and later cases log on as
+       // trader-a.
+       return Logon([](w::Logon* m) {
+         m->set_api_key("trader-z");
+         m->set_signature(std::string(32, 'x'));
+       });
      },
      Answer::kLogonReject,
      {},

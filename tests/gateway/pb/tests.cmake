@@ -4,7 +4,8 @@
 # pb::Gateway with an in-memory index service (index_gateway_fixture.h); the
 # settlement desk directly and against a bare pb::Gateway with an engine and
 # an in-memory settlement service (settlement_gateway_fixture.h); the
-# acceptor of a bare pb::Gateway on the test thread (accept_test.cc).
+# acceptor and the logon back-off of a bare pb::Gateway on the test thread
+# (accept_test.cc, logon_backoff_test.cc).
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/accept_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/bad_input_test.cc
@@ -12,6 +13,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/frame_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_desk_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_gateway_fixture.cc
+  ${CMAKE_CURRENT_LIST_DIR}/logon_backoff_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_entry_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_nonces_test.cc

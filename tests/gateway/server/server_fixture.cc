@@ -79,8 +79,9 @@ client::LogonParams DemoLogonOptOut(std::string_view user) {
   return p;
 }
 
-Result<std::unique_ptr<client::Client>> Connect(uint16_t port) {
-  return client::Client::Connect("127.0.0.1", port, kWait);
+Result<std::unique_ptr<client::Client>> Connect(uint16_t port,
+                                                const std::string& source) {
+  return client::Client::Connect("127.0.0.1", port, kWait, source);
 }
 
 Result<std::unique_ptr<client::Client>> LogOn(uint16_t port,
@@ -383,11 +384,22 @@ RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Result<std::unique_ptr<RawConnection>> RawConnection::Connect(uint16_t port) {
+Result<std::unique_ptr<RawConnection>> RawConnection::Connect(
+    uint16_t port, const char* source) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     return Status(StatusCode::kUnavailable,
                   std::string("socket: ") + std::strerror(errno));
+  }
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  if (source != nullptr && (::inet_pton(AF_INET, source, &from.sin_addr) != 1 ||
+                            ::bind(fd, reinterpret_cast<const sockaddr*>(&from),
+                                   sizeof from) != 0)) {
+    const int err = errno;
+    ::close(fd);
+    return Status(StatusCode::kUnavailable,
+                  std::string("bind ") + source + ": " + std::strerror(err));
   }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;

@@ -80,7 +80,9 @@ client::LogonParams DemoLogon(std::string_view user);
 // The same, keeping resting orders when the session ends.
 client::LogonParams DemoLogonOptOut(std::string_view user);
 
-Result<std::unique_ptr<client::Client>> Connect(uint16_t port);
+// From the local address `source` (e.g. "127.0.0.2") when it is not empty.
+Result<std::unique_ptr<client::Client>> Connect(uint16_t port,
+                                                const std::string& source = "");
 // Connects and logs on; the LogonAck goes to *ack when given.
 Result<std::unique_ptr<client::Client>> LogOn(uint16_t port,
                                               const client::LogonParams& params,
@@ -190,7 +192,9 @@ class RawConnection {
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;
 
-  static Result<std::unique_ptr<RawConnection>> Connect(uint16_t port);
+  // From the local IPv4 address `source` (e.g. "127.0.0.2") when given.
+  static Result<std::unique_ptr<RawConnection>> Connect(
+      uint16_t port, const char* source = nullptr);
 
   Status Write(std::string_view bytes);
   // The next frame. kUnavailable once the peer closed; kResourceExhausted

@@ -1,0 +1,122 @@
+// FixGateway: Logon passwords (docs/fix.md, "Logon"). PBKDF2 costs tens of
+// milliseconds, so the check runs on the credential checker's workers, never
+// on the gateway thread that every session shares; the Logon waits (outside
+// its session) for the verdict. A source address whose check failed backs
+// off exponentially; the genuine user at another address is never delayed by
+// it. Unknown SenderCompIDs and users are checked against a hash that
+// matches nothing, so every refusal costs and reads the same.
+
+#include <openssl/crypto.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "gateway/config/password.h"
+#include "gateway/config/server_config.h"
+#include "gateway/fix/fix_gateway.h"
+#include "gateway/fix/fix_gateway_state.h"
+#include "gateway/session/credential_check.h"
+#include "gateway/session/metrics.h"
+
+namespace cfx::gateway::fix {
+
+namespace {
+
+constexpr char kInvalidCredentials[] = "invalid username or password";
+
+// Per source address: 1 s after a failed check, doubling, at most 60 s; 8
+// checks at once (a firm's sessions logging on together).
+constexpr BackoffPolicy kSourceBackoff{.max_in_flight = 8};
+
+// "<address>" of the connection's peer, or "" when it has none.
+std::string PeerAddress(const asio::ip::tcp::socket& socket) {
+  boost::system::error_code ec;
+  const auto peer = socket.remote_endpoint(ec);
+  return ec ? std::string() : peer.address().to_string();
+}
+
+}  // namespace
+
+void FixGateway::InitLogonChecks() {
+  checker_ = deps_.credentials;
+  if (checker_ == nullptr) {
+    own_checker_ = std::make_unique<CredentialChecker>();
+    checker_ = own_checker_.get();
+  }
+  // The most iterations any user's hash has: an unknown user's check costs
+  // at least what a known one's does. The hash bytes match no password.
+  uint64_t iterations = kDefaultPasswordIterations;
+  for (const UserConfig& u : config_.users) {
+    const std::string& h = u.password_hash;
+    const std::size_t a = h.find('$');
+    const std::size_t b = a == std::string::npos ? a : h.find('$', a + 1);
+    if (b == std::string::npos) continue;
+    iterations = std::max<uint64_t>(
+        iterations,
+        std::strtoull(h.substr(a + 1, b - a - 1).c_str(), nullptr, 10));
+  }
+  iterations = std::min<uint64_t>(iterations, kMaxPasswordIterations);
+  unknown_user_hash_ = "pbkdf2-sha256$" + std::to_string(iterations) +
+                       "$00000000000000000000000000000000$" +
+                       std::string(64, '0');
+}
+
+bool FixGateway::CheckLogon(uint64_t conn, int session,
+                            const std::string& username,
+                            const std::string& password, std::string* refusal) {
+  auto it = conns_.find(conn);
+  const std::string address =
+      it == conns_.end() ? std::string() : PeerAddress(it->second->socket);
+  const LogonBackoff::Key source = backoff_.KeyOf("fix " + address);
+  const UserConfig* user =
+      session >= 0 ? sessions_[static_cast<std::size_t>(session)]->user
+                   : nullptr;
+  const std::string who = user != nullptr
+                              ? "fix " + user->fix_sender_comp_id
+                              : std::string("fix unknown SenderCompID");
+  int64_t wait = 0;
+  if (!backoff_.Begin(source, kSourceBackoff, SteadyNs(), &wait)) {
+    if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
+    Log(who + ": logon from " + address + " refused: back-off");
+    *refusal = BackoffText(wait);
+    return true;
+  }
+  const bool named =
+      user != nullptr && username == user->name && !user->password_hash.empty();
+  std::string hash = named ? user->password_hash : unknown_user_hash_;
+  auto check = [hash = std::move(hash), pw = std::string(password),
+                named]() mutable {
+    const bool ok = VerifyPassword(hash, pw) && named;
+    OPENSSL_cleanse(pw.data(), pw.size());
+    return ok;
+  };
+  std::weak_ptr<char> alive = alive_;
+  auto done = [this, alive, conn, session, source](bool passed) {
+    if (!alive.expired()) LogonCheckDone(conn, session, source, passed);
+  };
+  if (!checker_->TrySubmit(io_, std::move(check), std::move(done))) {
+    backoff_.Abandon(source);
+    if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
+    Log(who + ": logon from " + address + " refused: checks busy");
+    *refusal = kChecksBusyText;
+    return true;
+  }
+  return false;
+}
+
+void FixGateway::LogonCheckDone(uint64_t conn, int session,
+                                LogonBackoff::Key source, bool passed) {
+  backoff_.End(source, passed, kSourceBackoff, SteadyNs());
+  if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(passed);
+  if (!passed) {
+    Log((session >= 0
+             ? "fix " + sessions_[static_cast<std::size_t>(session)]->comp_id
+             : std::string("fix unknown SenderCompID")) +
+        ": logon refused: " + kInvalidCredentials);
+  }
+  engine_->LogonChecked(conn, passed ? std::string() : kInvalidCredentials);
+}
+
+}  // namespace cfx::gateway::fix
