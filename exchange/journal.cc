@@ -69,13 +69,16 @@ Result<SipKey> NewTableSeed() {
 // Reads meta/table_seed (two u64, little-endian), writing a new one first
 // when it is missing and the journal is writable.
 Result<SipKey> LoadTableSeed(rocksdb::DB& db, rocksdb::ColumnFamilyHandle* meta,
-                             bool read_only, const std::string& dir) {
+                             const JournalOptions& options,
+                             const std::string& dir) {
   std::string bytes;
   rocksdb::Status s =
       db.Get(rocksdb::ReadOptions(), meta, kTableSeedKey, &bytes);
   if (s.IsNotFound()) {
-    if (read_only) return SipKey{};
-    Result<SipKey> k = NewTableSeed();
+    if (options.read_only) return SipKey{};
+    Result<SipKey> k = options.genesis_table_seed != SipKey{}
+                           ? Result<SipKey>(options.genesis_table_seed)
+                           : NewTableSeed();
     if (!k.has_value()) return k.error();
     std::string value;
     ByteWriter w(&value);
@@ -187,7 +190,7 @@ Result<std::unique_ptr<Journal>> Journal::Open(const std::string& dir,
   }
 
   Result<SipKey> seed =
-      LoadTableSeed(*j->db_, j->meta_, options.read_only, dir);
+      LoadTableSeed(*j->db_, j->meta_, options, dir);
   if (!seed.has_value()) return seed.error();
   j->table_seed_ = seed.value();
 

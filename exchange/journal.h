@@ -27,6 +27,11 @@ struct JournalOptions {
   // fsync every Append() before it returns. Default: true. Only benchmarks
   // that measure the cost of durability turn it off.
   bool sync = true;
+  // The table seed a new journal gets at genesis (docs/journal.md, "Table
+  // seed"). Default (zero): 16 random bytes. Only runs that compare two
+  // journals' state hashes (tests, benchmarks) fix it; an existing
+  // journal's seed is never replaced.
+  SipKey genesis_table_seed;
 };
 
 struct JournalStats {

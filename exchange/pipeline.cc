@@ -12,6 +12,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(
   std::unique_ptr<Pipeline> p(new Pipeline());
   JournalOptions jo;
   jo.sync = options.sync;
+  jo.genesis_table_seed = options.genesis_table_seed;
   auto journal = Journal::Open(options.data_dir, jo);
   if (!journal.has_value()) return journal.error();
   p->journal_ = std::move(journal).value();

@@ -247,6 +247,7 @@ Status ExchangeServer::Impl::OpenPipeline() {
   }
   exchange::PipelineOptions po;
   po.data_dir = options.data_dir;
+  po.genesis_table_seed = options.genesis_table_seed;
   po.shard.snapshot_every =
       options.snapshot_every.value_or(config.snapshot_every);
   po.sequencer.session_end_utc_seconds = config.clock.session_end_utc_seconds;

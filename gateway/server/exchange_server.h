@@ -38,6 +38,10 @@ struct ServerOptions {
   std::optional<uint16_t> fix_port;
   // One line per call: startup, recovery, listening, shutdown.
   std::function<void(const std::string&)> log;
+  // The table seed of a new journal (exchange::JournalOptions::
+  // genesis_table_seed). Default (zero): random. Tests that compare two
+  // servers' state hashes fix it.
+  exchange::SipKey genesis_table_seed;
   // Journal replay progress during recovery.
   exchange::Journal::ProgressFn progress;
 };

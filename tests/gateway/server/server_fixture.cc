@@ -51,6 +51,11 @@ Status TestServer::Start() {
   options.protobuf_port = 0;
   options.fix_port = 0;
   options.http_port = 0;
+  // One table seed for every test server, so that two servers fed the same
+  // commands end with the same state hash, as two runs of the simulated
+  // clock do.
+  options.genesis_table_seed = exchange::SipKey{0x5eed'0000'0000'0001ULL,
+                                                0x5eed'0000'0000'0002ULL};
   auto server = ExchangeServer::Start(config_, options);
   if (!server.has_value()) return server.error();
   server_ = std::move(server).value();
