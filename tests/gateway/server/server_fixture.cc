@@ -27,8 +27,7 @@ ServerConfig DemoConfig() {
   ServerConfig c = std::move(config).value();
   // Room for what tests do: the shipped limits (a million orders, four
   // million client order ids) cost a few hundred ms of page zeroing per
-  // engine, and a server builds up to three (live, startup replay,
-  // retransmission).
+  // engine, and a server builds two (live, startup replay).
   c.engine.limits.max_orders = 1u << 16;
   c.engine.limits.max_client_order_ids = 1u << 16;
   return c;
