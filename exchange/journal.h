@@ -31,7 +31,7 @@ struct JournalOptions {
   // seed"). Default (zero): 16 random bytes. Only runs that compare two
   // journals' state hashes (tests, benchmarks) fix it; an existing
   // journal's seed is never replaced.
-  SipKey genesis_table_seed;
+  SipKey genesis_table_seed{};
 };
 
 struct JournalStats {

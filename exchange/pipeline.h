@@ -29,7 +29,7 @@ struct PipelineOptions {
   bool sync = true;
   // The table seed of a new journal (JournalOptions::genesis_table_seed).
   // Default (zero): random.
-  SipKey genesis_table_seed;
+  SipKey genesis_table_seed{};
   // Time-driven commands: a Timer when the earliest GTD order is due and an
   // EndOfSession at sequencer.session_end_utc_seconds each day. Default:
   // true. Tests that need seq = submission order turn them off.

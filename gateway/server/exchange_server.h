@@ -41,7 +41,7 @@ struct ServerOptions {
   // The table seed of a new journal (exchange::JournalOptions::
   // genesis_table_seed). Default (zero): random. Tests that compare two
   // servers' state hashes fix it.
-  exchange::SipKey genesis_table_seed;
+  exchange::SipKey genesis_table_seed{};
   // Journal replay progress during recovery.
   exchange::Journal::ProgressFn progress;
 };
