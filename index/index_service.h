@@ -81,6 +81,13 @@ class IndexService {
   // milli-tokens), kTradeBusted, kIndexFixing (count = the day); others
   // only advance the seq.
   void OnEvent(const exchange::Event& e);
+  // Whether OnEvent() of an event of this type may publish a print (a
+  // fixing, or a bust's restatement): the only events after which the
+  // index has something to tell anyone.
+  static bool MayPublish(exchange::EventType type) {
+    return type == exchange::EventType::kIndexFixing ||
+           type == exchange::EventType::kTradeBusted;
+  }
   // Writes what changed since the last Flush() and last_applied_seq() in
   // one WriteBatch. No-op when nothing relevant changed.
   Status Flush();

@@ -185,6 +185,13 @@ class SettlementService {
   // Applies one durable event, in seq order; events with seq <=
   // last_applied_seq() are skipped.
   void OnEvent(const exchange::Event& e);
+  // Whether OnEvent() of an event of this type may run a settlement day
+  // (and so derive engine commands): the day's fixing, or an admin's
+  // re-run.
+  static bool MayRun(exchange::EventType type) {
+    return type == exchange::EventType::kIndexFixing ||
+           type == exchange::EventType::kSettlementRerun;
+  }
 
   // OK, or the error that stopped settlement (a refused run names the
   // broken invariant); once stopped, no further run is attempted until

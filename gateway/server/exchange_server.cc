@@ -102,10 +102,14 @@ struct ExchangeServer::Impl {
 };
 
 // Moves the staged commands into the producer ring once the services have
-// caught up with the events handed to them when the newest was staged (or
-// at once when `force`); returns how many.
+// caught up with the last event that may give them output (a print, engine
+// commands) handed to them when the newest was staged (or at once when
+// `force`); returns how many. Other events derive nothing, so a command
+// staged after them goes on at once.
 int ExchangeServer::Impl::ReleaseStaged(bool force) {
-  if (staged->SizeApprox() > staged_seen) staged_target = services->handed();
+  if (staged->SizeApprox() > staged_seen) {
+    staged_target = services->handed_with_output();
+  }
   int n = 0;
   if (force || services->CaughtUpTo(staged_target)) {
     while (const exchange::Command* c = staged->Front()) {

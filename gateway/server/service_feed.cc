@@ -78,8 +78,12 @@ void ServiceFeed::OnEvent(const exchange::Event& e) {
   }
   // Room() > 0: the push cannot fail.
   events_.TryPush(e);
-  handed_.store(handed_.load(std::memory_order_relaxed) + 1,
-                std::memory_order_relaxed);
+  const uint64_t handed = handed_.load(std::memory_order_relaxed) + 1;
+  handed_.store(handed, std::memory_order_relaxed);
+  if (index::IndexService::MayPublish(e.type) ||
+      settlement::SettlementService::MayRun(e.type)) {
+    handed_with_output_ = handed;
+  }
 }
 
 std::size_t ServiceFeed::Room() const {

@@ -141,6 +141,12 @@ class ServiceFeed final : public ServiceReads {
 
   // Events handed to the service thread, and applied by it; any thread.
   uint64_t handed() const { return handed_.load(std::memory_order_relaxed); }
+  // Gateway thread: handed() just after the last event handed over that
+  // may make the services publish a print or derive engine commands
+  // (IndexService::MayPublish, SettlementService::MayRun); a command that
+  // must follow whatever the services derive waits for CaughtUpTo() this,
+  // not for every event handed over.
+  uint64_t handed_with_output() const { return handed_with_output_; }
   uint64_t applied() const { return applied_.load(std::memory_order_acquire); }
 
  private:
@@ -201,6 +207,7 @@ class ServiceFeed final : public ServiceReads {
   uint64_t prints_pushed_ = 0;  // service thread
   exchange::SpscRing<exchange::Command> commands_;
   std::atomic<uint64_t> handed_{0};   // written by the gateway thread
+  uint64_t handed_with_output_ = 0;   // gateway thread
   std::atomic<uint64_t> applied_{0};  // written by the service thread
   std::atomic<bool> stop_{false};
   bool live_ = false;  // set by Start(), before the thread starts
