@@ -49,7 +49,7 @@ struct GatewayDeps {
   exchange::SpscRing<exchange::Command>* ring = nullptr;
   // The gateway's directory: Listen() keeps the used logon nonces in
   // <dir>/logon-nonces (created). Empty: in memory only.
-  std::string dir;
+  std::string dir{};
   const MarketDataStore* market_data = nullptr;
   Metrics* metrics = nullptr;  // may be null
   const exchange::Clock* clock = nullptr;
@@ -57,7 +57,7 @@ struct GatewayDeps {
   // then move it.
   exchange::SimulatedClock* simulated_clock = nullptr;
   // The last durable exchange seq, for LogonAck.
-  std::function<uint64_t()> durable_seq;
+  std::function<uint64_t()> durable_seq{};
   // Payload slots for reference-data commands (Pipeline::payload_arena()).
   exchange::PayloadArena* payload_arena = nullptr;
   // The engine's reference-data registry as recovered, read once by the
@@ -74,7 +74,7 @@ struct GatewayDeps {
   const settlement::SettlementService* settlement = nullptr;
   // The server log: a logon of a demo identity (UserConfig::demo) is
   // logged as a warning. May be empty.
-  std::function<void(const std::string&)> log;
+  std::function<void(const std::string&)> log{};
   // How the index and settlement are read when they run on a thread of
   // their own (service_reads.h); null: read at once, on this thread.
   // Must outlive the gateway.
@@ -85,7 +85,7 @@ struct GatewayDeps {
   CredentialChecker* credentials = nullptr;
   // The clock of the logon back-off, steady ns. Default (empty): the steady
   // clock.
-  std::function<int64_t()> logon_clock_ns;
+  std::function<int64_t()> logon_clock_ns{};
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
