@@ -235,12 +235,7 @@ Status RunEndToEnd(const AbuseOptions& o, const Rates& rates,
 
   auto scratch = ScratchDir::Create(o.dir, "cfx-bench-abuse");
   if (!scratch.has_value()) return scratch.error();
-  gateway::ServerOptions so;
-  so.data_dir = scratch.value()->path() + "/data";
-  so.protobuf_port = 0;
-  so.http_port = 0;
-  so.fix_port = 0;
-  so.simulated_clock = false;
+  const gateway::ServerOptions so = BenchServerOptions(scratch.value()->path() + "/data");
   auto started = gateway::ExchangeServer::Start(config, so);
   if (!started.has_value()) return started.error();
   gateway::ExchangeServer& server = *started.value();

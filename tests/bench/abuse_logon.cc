@@ -301,12 +301,7 @@ Result<AbuseRun> RunLogonFloodAbuse(const AbuseOptions& options, uint32_t) {
   if (!config.has_value()) return config.error();
   auto scratch = ScratchDir::Create(options.dir, "cfx-bench-abuse-logon");
   if (!scratch.has_value()) return scratch.error();
-  gateway::ServerOptions so;
-  so.data_dir = scratch.value()->path() + "/data";
-  so.protobuf_port = 0;
-  so.http_port = 0;
-  so.fix_port = 0;
-  so.simulated_clock = false;
+  const gateway::ServerOptions so = BenchServerOptions(scratch.value()->path() + "/data");
   auto started = gateway::ExchangeServer::Start(config.value(), so);
   if (!started.has_value()) return started.error();
   gateway::ExchangeServer& server = *started.value();

@@ -160,12 +160,7 @@ Result<AbuseRun> RunResumeStormAbuse(const AbuseOptions& o, uint32_t run) {
   if (!made.has_value()) return made.error();
   auto scratch = ScratchDir::Create(o.dir, "cfx-bench-abuse-resume");
   if (!scratch.has_value()) return scratch.error();
-  gateway::ServerOptions so;
-  so.data_dir = scratch.value()->path() + "/data";
-  so.protobuf_port = 0;
-  so.http_port = 0;
-  so.fix_port = 0;
-  so.simulated_clock = false;
+  const gateway::ServerOptions so = BenchServerOptions(scratch.value()->path() + "/data");
   auto started = ExchangeServer::Start(made.value(), so);
   if (!started.has_value()) return started.error();
   const uint16_t port = started.value()->protobuf_port();

@@ -621,12 +621,7 @@ Result<GatewayBenchResult> RunGatewayBench(const GatewayBenchOptions& o) {
   if (!scratch.has_value()) return scratch.error();
   const std::string& dir = scratch.value()->path();
 
-  gateway::ServerOptions so;
-  so.data_dir = dir + "/data";
-  so.protobuf_port = 0;
-  so.http_port = 0;
-  so.fix_port = 0;
-  so.simulated_clock = false;
+  const gateway::ServerOptions so = BenchServerOptions(dir + "/data");
   auto started = ExchangeServer::Start(config, so);
   if (!started.has_value()) return started.error();
   ExchangeServer& server = *started.value();

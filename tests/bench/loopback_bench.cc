@@ -47,6 +47,16 @@ Status ConnectLoopback(uint16_t port, int* fd) {
   return Status::Ok();
 }
 
+gateway::ServerOptions BenchServerOptions(const std::string& data_dir) {
+  gateway::ServerOptions so;
+  so.data_dir = data_dir;
+  so.protobuf_port = 0;
+  so.http_port = 0;
+  so.fix_port = 0;
+  so.simulated_clock = false;
+  return so;
+}
+
 Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol) {
   auto made = gateway::DefaultServerConfig();
   if (!made.has_value()) return made.error();

@@ -11,6 +11,7 @@
 
 #include "exchange/core/status.h"
 #include "gateway/config/server_config.h"
+#include "gateway/server/exchange_server.h"
 #include "tests/bench/latency_histogram.h"
 
 namespace cfx::bench {
@@ -41,6 +42,10 @@ inline constexpr exchange::Amount kBenchCollateral{int64_t{10'000'000'000} *
 // the throttle nor the margin check (which still runs on every order) may
 // refuse their orders.
 Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol);
+
+// The options every in-process benchmark server runs with: the journal in
+// `data_dir`, the wall clock, ephemeral ports for protobuf, HTTP and FIX.
+gateway::ServerOptions BenchServerOptions(const std::string& data_dir);
 
 // Adds a trader `user` (API key = user name, `secret`) of firm `firm` with
 // its own account `account` holding kBenchCollateral to `c`. REQUIRES:
