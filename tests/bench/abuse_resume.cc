@@ -73,7 +73,12 @@ Result<ServerConfig> MakeConfig(const Sizes& z, uint32_t users) {
 
 Result<std::unique_ptr<client::Client>> LogOn(
     uint16_t port, uint32_t i, std::optional<uint64_t> resume_after = {}) {
-  auto c = client::Client::Connect("127.0.0.1", port, kWait);
+  // Each trader from a loopback address of its own (127.1.x.y), as firms
+  // log on from their own hosts: the storm measures resumes, not the
+  // per-address limits on connections and logon checks.
+  const std::string source = "127.1." + std::to_string(i / 250) + "." +
+                             std::to_string(i % 250 + 1);
+  auto c = client::Client::Connect("127.0.0.1", port, kWait, source);
   if (!c.has_value()) return c.error();
   client::LogonParams p;
   p.api_key = User(i);
