@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "exchange/civil_date.h"
 #include "exchange/core/money.h"
 #include "exchange/text_format.h"
 #include "gateway/fix/fix_tags.h"
@@ -88,7 +89,8 @@ std::optional<uint64_t> ParseU64(std::string_view s) {
   return v;
 }
 
-// "YYYYMMDD-HH:MM:SS" with an optional fraction of 1 to 9 digits.
+// "YYYYMMDD-HH:MM:SS" with an optional fraction of 1 to 9 digits, on a date
+// that exists in the calendar (ParseCompactDay: no February 31).
 std::optional<int64_t> ParseFixTime(std::string_view s) {
   if (s.size() < 17 || s[8] != '-' || s[11] != ':' || s[14] != ':') {
     return std::nullopt;
@@ -101,11 +103,9 @@ std::optional<int64_t> ParseFixTime(std::string_view s) {
     }
     return v;
   };
-  std::tm tm{};
-  const int year = num(0, 4), mon = num(4, 2), day = num(6, 2);
+  const std::optional<int64_t> day = exchange::ParseCompactDay(s.substr(0, 8));
   const int h = num(9, 2), m = num(12, 2), sec = num(15, 2);
-  if (year < 1970 || mon < 1 || mon > 12 || day < 1 || day > 31 || h < 0 ||
-      h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60) {
+  if (!day || h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 60) {
     return std::nullopt;
   }
   int64_t frac = 0;
@@ -118,16 +118,11 @@ std::optional<int64_t> ParseFixTime(std::string_view s) {
     }
     for (; digits < 9; ++digits) frac *= 10;
   }
-  tm.tm_year = year - 1900;
-  tm.tm_mon = mon - 1;
-  tm.tm_mday = day;
-  tm.tm_hour = h;
-  tm.tm_min = m;
-  tm.tm_sec = sec;
-  const time_t t = timegm(&tm);
+  // A leap second (:60) counts as the first second of the next minute.
+  const int64_t t = *day * 86'400 + int64_t{h} * 3'600 + int64_t{m} * 60 + sec;
   // Past 2262-04-11T23:47:16.854775807Z the nanoseconds overflow int64.
   int64_t ns = 0;
-  if (__builtin_mul_overflow(int64_t{t}, kNanosPerSecond, &ns) ||
+  if (__builtin_mul_overflow(t, kNanosPerSecond, &ns) ||
       __builtin_add_overflow(ns, frac, &ns)) {
     return std::nullopt;
   }

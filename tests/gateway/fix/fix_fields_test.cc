@@ -97,5 +97,20 @@ TEST(FixTime, TimesBeyondInt64NanosecondsAreRejected) {
   }
 }
 
+// A date that the calendar does not have is no time: timegm would move
+// February 31 on to March 3 and accept it.
+TEST(FixTime, DatesThatDoNotExistAreRejected) {
+  for (const char* bad : {"20260231-12:00:00", "20270229-00:00:00.000",
+                          "20261131-23:59:59", "20261200-00:00:00",
+                          "19691231-23:59:59"}) {
+    EXPECT_FALSE(ParseFixTime(bad).has_value()) << bad;
+  }
+  EXPECT_EQ(ParseFixTime("20280229-00:00:00"),
+            int64_t{1'835'395'200} * 1'000'000'000);
+  // A leap second reads as the first second of the next minute, as before.
+  EXPECT_EQ(ParseFixTime("20261231-23:59:60"),
+            int64_t{1'798'761'600} * 1'000'000'000);
+}
+
 }  // namespace
 }  // namespace cfx::gateway::fix
