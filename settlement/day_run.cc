@@ -201,9 +201,8 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       const ContractInfo& c = config.instruments[i];
       const FutureState& f = futures[i];
       DspInput d;
-      d.tick = c.tick.units;
-      d.prior =
-          f.settle.units != 0 ? f.settle.units : c.initial_reference.units;
+      d.tick = c.tick;
+      d.prior = f.settle.units != 0 ? f.settle : c.initial_reference;
       const auto b = std::lower_bound(close.books.begin(), close.books.end(), i,
                                       [](const DayClose::Book& x, uint32_t id) {
                                         return x.instrument < id;
@@ -211,9 +210,9 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       if (b != close.books.end() && b->instrument == i) {
         d.window_notional = b->window_notional;
         d.window_lots = b->window_lots;
-        d.last_trade = b->last_trade.units;
-        d.best_bid = b->best_bid.units;
-        d.best_ask = b->best_ask.units;
+        d.last_trade = b->last_trade;
+        d.best_bid = b->best_bid;
+        d.best_ask = b->best_ask;
       }
       d.expiring = c.last_trading_day == date;
       in.push_back(d);
@@ -224,14 +223,14 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       const ContractInfo& c = config.instruments[i];
       ContractSettlement cs;
       cs.instrument = i;
-      cs.price = dsps[k].price;
+      cs.price = dsps[k].price.units;
       cs.tier = dsps[k].tier;
       if (c.last_trading_day == date) {
         const Fsp fsp = FinalPrice(c);
         cs.final = true;
         cs.tier = DspTier::kFinal;
         if (fsp.ok) {
-          cs.price = fsp.price;
+          cs.price = fsp.price.units;
           cs.disrupted = fsp.disrupted;
         } else {
           // No index value at all for the month: settled at the DSP and
@@ -299,7 +298,7 @@ Status SettlementService::State::SettlePositions(
   for (const ContractSettlement& cs : report->contracts) {
     const uint32_t i = cs.instrument;
     const ContractInfo& c = config.instruments[i];
-    const int64_t prev_settle = futures[i].settle.units;
+    const exchange::Price prev_settle = futures[i].settle;
     std::vector<int64_t>& pos = (*new_positions)[i];
     // The fills of contract i are contiguous in `today`.
     while (next < today.size() && today[next].instrument < i) ++next;
@@ -309,13 +308,14 @@ Status SettlementService::State::SettlePositions(
       fills.clear();
       while (j < today.size() && today[j].instrument == i &&
              today[j].account == a) {
-        fills.push_back({today[j].lots, today[j].price.units});
+        fills.push_back({today[j].lots, today[j].price});
         ++j;
       }
       const int64_t before = positions[i][a];
       if (before == 0 && fills.empty()) continue;
-      const int64_t vm =
-          VariationMargin(c.gpu_hours, before, prev_settle, cs.price, fills);
+      const int64_t vm = VariationMargin(c.gpu_hours, before, prev_settle,
+                                         exchange::Price{cs.price}, fills)
+                             .micros;
       int64_t after = before;
       for (const Fill& f : fills) after += f.lots;
       pos[a] = after;
@@ -375,7 +375,8 @@ std::vector<uint64_t> SettlementService::State::PaySpotCash(
     if (t.paid || t.busted || t.delivery_day == 0) continue;
     if (SpotCashDay(config.calendar, t.delivery_day) > date) continue;
     const ContractInfo* c = Contract(t.instrument);
-    const int64_t n = SpotNotional(t.price.units, c->gpu_hours_per_lot, t.lots);
+    const int64_t n =
+        SpotNotional(t.price, c->gpu_hours_per_lot, t.lots).micros;
     if (n == 0 || t.buyer == t.seller) continue;
     movements->push_back({date, MovementKind::kSpotCash, t.buyer, id, -n});
     movements->push_back({date, MovementKind::kSpotCash, t.seller, id, n});
