@@ -127,17 +127,17 @@ Fsp SettlementService::State::FinalPrice(const ContractInfo& c) const {
     f.day = d;
     if (auto v = fixings(c.grade, d); v.has_value() && v->has_value) {
       f.has_value = true;
-      f.value_micros = v->value_micros;
+      f.value = v->value;
       f.from_trades = v->from_trades;
     }
     month.push_back(f);
   }
-  int64_t carried = 0;
+  exchange::IndexPrice carried;
   if (!days.empty()) {
     for (int64_t d = days.front() - 1; d >= days.front() - 31; --d) {
       auto v = fixings(c.grade, d);
       if (v.has_value() && v->has_value) {
-        carried = v->value_micros;
+        carried = v->value;
         break;
       }
     }

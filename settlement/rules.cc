@@ -260,7 +260,7 @@ exchange::Amount VariationMargin(int64_t gpu_hours, int64_t previous_position,
 // ---- Final settlement price ----
 
 Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
-                         int64_t carried_in_micros) {
+                         exchange::IndexPrice carried_in) {
   Fsp fsp;
   if (fixings.empty() ||
       fixings.size() > std::numeric_limits<uint32_t>::max()) {
@@ -269,7 +269,7 @@ Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
   fsp.days = static_cast<uint32_t>(fixings.size());
   bool ok = true;
   // The last published value; 0 = none (an index value is always > 0).
-  int64_t carry = carried_in_micros > 0 ? carried_in_micros : 0;
+  int64_t carry = carried_in.micros > 0 ? carried_in.micros : 0;
   Int128 sum = 0;
   for (std::size_t i = 0; i < fixings.size(); ++i) {
     const MonthFixing& f = fixings[i];
@@ -277,10 +277,10 @@ Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
     // carried value depends on it.
     if (i > 0 && f.day <= fixings[i - 1].day) ok = false;
     if (f.has_value) {
-      if (f.value_micros <= 0) {
+      if (f.value.micros <= 0) {
         ok = false;  // not a value the index can publish
       } else {
-        carry = f.value_micros;
+        carry = f.value.micros;
       }
       if (f.from_trades) ++fsp.qualifying;
     }

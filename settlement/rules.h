@@ -122,7 +122,7 @@ exchange::Amount VariationMargin(int64_t gpu_hours, int64_t previous_position,
 struct MonthFixing {
   int64_t day = 0;
   bool has_value = false;  // false: no print at all that day
-  int64_t value_micros = 0;
+  exchange::IndexPrice value;
   bool from_trades = false;  // Level 1a, 1b or 2
 };
 
@@ -144,7 +144,7 @@ struct Fsp {
 // (`carried_in`, the value before the month, may be 0 = none) and does not
 // qualify. `fixings` are the month's business days in ascending order.
 Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
-                         int64_t carried_in_micros);
+                         exchange::IndexPrice carried_in);
 
 // ---- Spot cash ----
 

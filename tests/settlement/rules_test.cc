@@ -13,6 +13,7 @@ namespace cfx::settlement {
 namespace {
 
 __extension__ typedef __int128 Int128;
+using exchange::IndexPrice;
 using exchange::Price;
 
 // Days since 1970-01-01 of the dates used below (checked against a civil
@@ -547,7 +548,7 @@ MonthFixing NoPrint(int64_t day) { return MonthFixing{day, false, 0, false}; }
 TEST(FinalSettlementPriceTest, MeanRoundsHalfUpToTheThousandth) {
   // (3,262,000 + 3,263,000) / 2 = 3,262,500 = $3.2625 -> $3.263 = 32,630.
   std::vector<MonthFixing> f = {Print(1, 3'262'000), Print(2, 3'263'000)};
-  Fsp fsp = FinalSettlementPrice(f, 0);
+  Fsp fsp = FinalSettlementPrice(f, IndexPrice{0});
   ASSERT_TRUE(fsp.ok);
   EXPECT_EQ(fsp.price.units, 32'630);
   EXPECT_EQ(fsp.days, 2u);
@@ -555,14 +556,14 @@ TEST(FinalSettlementPriceTest, MeanRoundsHalfUpToTheThousandth) {
   EXPECT_FALSE(fsp.disrupted);
   // (3,262,000 + 3,262,999) / 2 = 3,262,499.5 -> $3.262 = 32,620.
   f = {Print(1, 3'262'000), Print(2, 3'262'999)};
-  EXPECT_EQ(FinalSettlementPrice(f, 0).price.units, 32'620);
+  EXPECT_EQ(FinalSettlementPrice(f, IndexPrice{0}).price.units, 32'620);
   // (1,000,000 x 2 + 1,000,001) / 3 = 1,000,000.33 -> $1.000 = 10,000: the
   // mean is exact, not rounded per day.
   f = {Print(1, 1'000'000), Print(2, 1'000'000), Print(3, 1'000'001)};
-  EXPECT_EQ(FinalSettlementPrice(f, 0).price.units, 10'000);
+  EXPECT_EQ(FinalSettlementPrice(f, IndexPrice{0}).price.units, 10'000);
   // 1,000,499 + 1,000,500 + 1,000,501 = 3,001,500 / 3 = 1,000,500 -> $1.001.
   f = {Print(1, 1'000'499), Print(2, 1'000'500), Print(3, 1'000'501)};
-  EXPECT_EQ(FinalSettlementPrice(f, 0).price.units, 10'010);
+  EXPECT_EQ(FinalSettlementPrice(f, IndexPrice{0}).price.units, 10'010);
 }
 
 // `qualifying` of `days` days from trades, the rest Level 3/4 values.
@@ -571,7 +572,7 @@ Fsp WithQualifying(int days, int qualifying) {
   for (int d = 0; d < days; ++d) {
     f.push_back(Print(d, 5'800'000, d < qualifying));
   }
-  return FinalSettlementPrice(f, 0);
+  return FinalSettlementPrice(f, IndexPrice{0});
 }
 
 TEST(FinalSettlementPriceTest, DisruptedStrictlyBelowSeventyFivePercent) {
@@ -596,7 +597,7 @@ TEST(FinalSettlementPriceTest, DayWithoutPrintCarriesAndDoesNotQualify) {
   // 5,866,666.7 -> $5.867 = 58,670. 2 of 3 qualify: 8 < 9, disrupted.
   const std::vector<MonthFixing> f = {Print(1, 5'800'000), NoPrint(2),
                                       Print(3, 6'000'000)};
-  const Fsp fsp = FinalSettlementPrice(f, 5'000'000);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{5'000'000});
   ASSERT_TRUE(fsp.ok);
   EXPECT_EQ(fsp.price.units, 58'670);
   EXPECT_EQ(fsp.days, 3u);
@@ -609,7 +610,7 @@ TEST(FinalSettlementPriceTest, CarriedInCoversTheFirstDays) {
   // -> $5.767 = 57,670.
   const std::vector<MonthFixing> f = {NoPrint(1), NoPrint(2),
                                       Print(3, 5'900'000)};
-  const Fsp fsp = FinalSettlementPrice(f, 5'700'000);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{5'700'000});
   ASSERT_TRUE(fsp.ok);
   EXPECT_EQ(fsp.price.units, 57'670);
   EXPECT_EQ(fsp.qualifying, 1u);
@@ -618,21 +619,21 @@ TEST(FinalSettlementPriceTest, CarriedInCoversTheFirstDays) {
 
 TEST(FinalSettlementPriceTest, NoValueToCarryIsNotOk) {
   const std::vector<MonthFixing> f = {NoPrint(1), Print(2, 5'900'000)};
-  const Fsp fsp = FinalSettlementPrice(f, 0);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{0});
   EXPECT_FALSE(fsp.ok);
   EXPECT_EQ(fsp.price.units, 0);
   EXPECT_EQ(fsp.days, 2u);
   EXPECT_EQ(fsp.qualifying, 1u);
-  EXPECT_FALSE(FinalSettlementPrice({}, 5'000'000).ok);
+  EXPECT_FALSE(FinalSettlementPrice({}, IndexPrice{5'000'000}).ok);
 }
 
 TEST(FinalSettlementPriceTest, InvalidInputIsNotOk) {
   // Days out of order.
   std::vector<MonthFixing> f = {Print(2, 5'900'000), Print(1, 5'900'000)};
-  EXPECT_FALSE(FinalSettlementPrice(f, 0).ok);
+  EXPECT_FALSE(FinalSettlementPrice(f, IndexPrice{0}).ok);
   // A published value of zero.
   f = {Print(1, 5'900'000), Print(2, 0)};
-  const Fsp fsp = FinalSettlementPrice(f, 0);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{0});
   EXPECT_FALSE(fsp.ok);
   EXPECT_EQ(fsp.price.units, 0);
 }

@@ -288,7 +288,7 @@ FixingLookup December(int64_t cents, int from_trades_days) {
     for (int64_t d = kDec1; d < day; ++d) before += calendar.IsBusinessDay(d);
     FixingValue v;
     v.has_value = true;
-    v.value_micros = Usd(cents);
+    v.value.micros = Usd(cents);
     v.from_trades = before < from_trades_days;
     return v;
   };
