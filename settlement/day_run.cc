@@ -47,27 +47,27 @@ std::string LedgerReport(const RunReport& r) {
   std::string out = "date " + exchange::FormatDay(r.date) + "\n";
   for (const ContractSettlement& c : r.contracts) {
     out += "contract " + std::to_string(c.instrument) + " " +
-           std::to_string(c.price) + " " + TierName(c.tier) +
+           std::to_string(c.price.units) + " " + TierName(c.tier) +
            (c.final ? " final" : "") + (c.disrupted ? " disrupted" : "") +
            " oi " + std::to_string(c.open_interest) + "\n";
   }
   Digest d;
   for (const AccountSettlement& a : r.accounts) {
-    if (a.positions.empty() && a.spot_cash == 0 && a.initial_margin == 0 &&
-        a.collateral == 0) {
+    if (a.positions.empty() && a.spot_cash.micros == 0 &&
+        a.initial_margin.micros == 0 && a.collateral.micros == 0) {
       continue;
     }
     d.Add(a.account);
     d.Add(a.fills);
-    d.Add(a.spot_cash);
-    d.Add(a.initial_margin);
-    d.Add(a.collateral);
+    d.Add(a.spot_cash.micros);
+    d.Add(a.initial_margin.micros);
+    d.Add(a.collateral.micros);
     for (const AccountSettlement::Line& l : a.positions) {
       d.Add(l.instrument);
       // A closed line digests the quantity it closed (what `position` held
       // before closed lines showed 0), so ledgers booked earlier match.
       d.Add(l.closed ? l.final_quantity : l.position);
-      d.Add(l.variation_margin);
+      d.Add(l.variation_margin.micros);
     }
   }
   char buf[96];
@@ -153,14 +153,14 @@ void SettlementService::State::ListTradesAndCash(
   trades.reserve(today.size());
   for (const PendingFill& f : today) {
     trades.push_back({f.trade_id, f.ts, f.account, MemberOf(f.account),
-                      f.instrument, f.lots, f.price.units, false});
+                      f.instrument, f.lots, f.price, false});
   }
   for (const auto& [id, t] : spot_trades) {
     if (t.reported || t.day > date) continue;
     trades.push_back({id, t.match_time, t.buyer, MemberOf(t.buyer),
-                      t.instrument, t.lots, t.price.units, t.busted});
+                      t.instrument, t.lots, t.price, t.busted});
     trades.push_back({id, t.match_time, t.seller, MemberOf(t.seller),
-                      t.instrument, -t.lots, t.price.units, t.busted});
+                      t.instrument, -t.lots, t.price, t.busted});
   }
   std::sort(
       trades.begin(), trades.end(), [](const TradeLine& x, const TradeLine& y) {
@@ -223,14 +223,14 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       const ContractInfo& c = config.instruments[i];
       ContractSettlement cs;
       cs.instrument = i;
-      cs.price = dsps[k].price.units;
+      cs.price = dsps[k].price;
       cs.tier = dsps[k].tier;
       if (c.last_trading_day == date) {
         const Fsp fsp = FinalPrice(c);
         cs.final = true;
         cs.tier = DspTier::kFinal;
         if (fsp.ok) {
-          cs.price = fsp.price.units;
+          cs.price = fsp.price;
           cs.disrupted = fsp.disrupted;
         } else {
           // No index value at all for the month: settled at the DSP and
@@ -247,7 +247,7 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
 Status SettlementService::State::CheckFillsCountedOnce(
     int64_t date, const std::vector<PendingFill>& today,
     const std::vector<ContractSettlement>& contracts, std::size_t instruments) {
-  std::vector<int64_t> price(instruments, 0);
+  std::vector<exchange::Price> price(instruments);
   for (const ContractSettlement& cs : contracts)
     price[cs.instrument] = cs.price;
   struct Side {
@@ -258,7 +258,7 @@ Status SettlementService::State::CheckFillsCountedOnce(
   std::vector<Side> sides;
   sides.reserve(today.size());
   for (const PendingFill& f : today) {
-    if (price[f.instrument] == 0) {
+    if (price[f.instrument].units == 0) {
       return Refused(date, "every fill is counted exactly once (trade " +
                                std::to_string(f.trade_id) +
                                " of an unsettled contract)");
@@ -313,14 +313,13 @@ Status SettlementService::State::SettlePositions(
       }
       const int64_t before = positions[i][a];
       if (before == 0 && fills.empty()) continue;
-      const int64_t vm = VariationMargin(c.gpu_hours, before, prev_settle,
-                                         exchange::Price{cs.price}, fills)
-                             .micros;
+      const exchange::Amount vm =
+          VariationMargin(c.gpu_hours, before, prev_settle, cs.price, fills);
       int64_t after = before;
       for (const Fill& f : fills) after += f.lots;
       pos[a] = after;
       lines[a].fills += static_cast<int64_t>(fills.size());
-      lines[a].variation_margin += vm;
+      lines[a].variation_margin.micros += vm.micros;
       if (lines[a].positions.empty()) {
         lines[a].positions.reserve(report->contracts.size());
       }
@@ -331,14 +330,14 @@ Status SettlementService::State::SettlePositions(
         line.position = 0;
       }
       lines[a].positions.push_back(line);
-      if (vm != 0) {
+      if (vm.micros != 0) {
         Movement m;
         m.date = date;
         m.kind = cs.final ? MovementKind::kFinalSettlement
                           : MovementKind::kVariationMargin;
         m.account = a;
         m.ref = i;
-        m.amount_micros = vm;
+        m.amount_micros = vm.micros;
         movements->push_back(m);
       }
     }
@@ -380,8 +379,8 @@ std::vector<uint64_t> SettlementService::State::PaySpotCash(
     if (n == 0 || t.buyer == t.seller) continue;
     movements->push_back({date, MovementKind::kSpotCash, t.buyer, id, -n});
     movements->push_back({date, MovementKind::kSpotCash, t.seller, id, n});
-    if (t.buyer < lines->size()) (*lines)[t.buyer].spot_cash -= n;
-    if (t.seller < lines->size()) (*lines)[t.seller].spot_cash += n;
+    if (t.buyer < lines->size()) (*lines)[t.buyer].spot_cash.micros -= n;
+    if (t.seller < lines->size()) (*lines)[t.seller].spot_cash.micros += n;
     paid.push_back(id);
   }
   return paid;
@@ -396,7 +395,7 @@ void SettlementService::State::MarginLines(
   for (std::size_t i = 0; i < futures.size(); ++i)
     settle[i] = futures[i].settle.units;
   for (const ContractSettlement& cs : contracts)
-    settle[cs.instrument] = cs.price;
+    settle[cs.instrument] = cs.price.units;
   // Initial margin at the new prices, collateral after the run (the cash
   // this stream has seen at the settlement instant, so a re-run reports
   // what the first run did), and the margin call when it falls short.
@@ -413,17 +412,18 @@ void SettlementService::State::MarginLines(
                       settle[i], c.gpu_hours});
       if (legs.size() == exchange::kMaxMarginLegs) break;
     }
-    line.initial_margin =
-        legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin);
-    line.collateral = cash[line.account].micros -
-                      (transferred[line.account].micros -
-                       (line.account < close.transferred.size()
-                            ? close.transferred[line.account].micros
-                            : 0)) +
-                      net[line.account];
-    line.margin_call = line.initial_margin > line.collateral
-                           ? line.initial_margin - line.collateral
-                           : 0;
+    line.initial_margin = exchange::Amount{
+        legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin)};
+    line.collateral.micros = cash[line.account].micros -
+                             (transferred[line.account].micros -
+                              (line.account < close.transferred.size()
+                                   ? close.transferred[line.account].micros
+                                   : 0)) +
+                             net[line.account];
+    line.margin_call.micros =
+        line.initial_margin > line.collateral
+            ? line.initial_margin.micros - line.collateral.micros
+            : 0;
   }
 }
 
@@ -502,7 +502,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
   for (std::size_t a = 0; a < net.size(); ++a) cash[a].micros += net[a];
   for (const ContractSettlement& cs : report.contracts) {
     FutureState& f = futures[cs.instrument];
-    f.settle = exchange::Price{cs.price};
+    f.settle = cs.price;
     f.closed = f.closed || cs.final;
   }
 

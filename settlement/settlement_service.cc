@@ -352,9 +352,10 @@ std::vector<int64_t> SettlementService::SettledDates() const {
   return out;
 }
 
-int64_t SettlementService::LastSettlementPrice(uint32_t instrument) const {
-  return instrument < s_->futures.size() ? s_->futures[instrument].settle.units
-                                         : 0;
+exchange::Price SettlementService::LastSettlementPrice(
+    uint32_t instrument) const {
+  return instrument < s_->futures.size() ? s_->futures[instrument].settle
+                                         : exchange::Price{};
 }
 
 int64_t SettlementService::Position(uint32_t account,
