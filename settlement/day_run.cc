@@ -337,7 +337,7 @@ Status SettlementService::State::SettlePositions(
                           : MovementKind::kVariationMargin;
         m.account = a;
         m.ref = i;
-        m.amount_micros = vm.micros;
+        m.amount = vm;
         movements->push_back(m);
       }
     }
@@ -377,8 +377,10 @@ std::vector<uint64_t> SettlementService::State::PaySpotCash(
     const int64_t n =
         SpotNotional(t.price, c->gpu_hours_per_lot, t.lots).micros;
     if (n == 0 || t.buyer == t.seller) continue;
-    movements->push_back({date, MovementKind::kSpotCash, t.buyer, id, -n});
-    movements->push_back({date, MovementKind::kSpotCash, t.seller, id, n});
+    movements->push_back(
+        {date, MovementKind::kSpotCash, t.buyer, id, exchange::Amount{-n}});
+    movements->push_back(
+        {date, MovementKind::kSpotCash, t.seller, id, exchange::Amount{n}});
     if (t.buyer < lines->size()) (*lines)[t.buyer].spot_cash.micros -= n;
     if (t.seller < lines->size()) (*lines)[t.seller].spot_cash.micros += n;
     paid.push_back(id);
@@ -477,7 +479,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
     }
   }
   std::vector<int64_t> net(accounts(), 0);
-  for (const Movement& m : movements) net[m.account] += m.amount_micros;
+  for (const Movement& m : movements) net[m.account] += m.amount.micros;
   MarginLines(close, report.contracts, new_positions, net, &lines);
   report.accounts = std::move(lines);
 

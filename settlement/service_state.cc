@@ -122,7 +122,7 @@ void PutCashLine(ByteWriter& w, const CashLine& c) {
   w.Put<uint8_t>(static_cast<uint8_t>(c.movement.kind));
   w.Put<uint32_t>(c.movement.account);
   w.Put<uint64_t>(c.movement.ref);
-  w.Put<int64_t>(c.movement.amount_micros);
+  w.Put<int64_t>(c.movement.amount.micros);
   w.Put<uint32_t>(c.member);
   w.Put<uint8_t>(static_cast<uint8_t>(c.counterparty));
 }
@@ -132,7 +132,7 @@ void GetCashLine(ByteReader& r, CashLine* c) {
   c->movement.kind = static_cast<MovementKind>(r.Get<uint8_t>());
   c->movement.account = r.Get<uint32_t>();
   c->movement.ref = r.Get<uint64_t>();
-  c->movement.amount_micros = r.Get<int64_t>();
+  c->movement.amount.micros = r.Get<int64_t>();
   c->member = r.Get<uint32_t>();
   c->counterparty = static_cast<BookKind>(r.Get<uint8_t>());
 }

@@ -164,8 +164,7 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
     first = false;
     out += "{\"kind\":\"" + std::string(MovementKindName(c.movement.kind)) +
            "\",\"account\":" + Quoted(AccountName(config, c.movement.account)) +
-           ",\"amount\":\"" +
-           AmountText(exchange::Amount{c.movement.amount_micros}) +
+           ",\"amount\":\"" + AmountText(c.movement.amount) +
            "\",\"counterparty\":\"" + CounterpartyName(c.counterparty) +
            "\",\"reference\":" + Quoted(MovementReference(config, c.movement)) +
            "}";

@@ -141,7 +141,7 @@ void ToWire(const settlement::SettlementConfig& config,
   out->set_kind(std::string(settlement::MovementKindName(c.movement.kind)));
   out->set_account(settlement::AccountName(config, c.movement.account));
   out->set_clearing_member(settlement::MemberName(config, c.member));
-  out->set_amount(AmountText(exchange::Amount{c.movement.amount_micros}));
+  out->set_amount(AmountText(c.movement.amount));
   out->set_counterparty(settlement::CounterpartyName(c.counterparty));
   out->set_reference(settlement::MovementReference(config, c.movement));
 }

@@ -587,7 +587,7 @@ TEST(SettlementService, CashMovementsReconcileEveryCollateral) {
   ASSERT_EQ(d1->cash.size(), 4u);  // no VM on day 1: traded at the DSP
   for (const CashLine& c : d1->cash) {
     EXPECT_EQ(c.movement.kind, MovementKind::kDeposit);
-    EXPECT_EQ(c.movement.amount_micros, kOpening);
+    EXPECT_EQ(c.movement.amount.micros, kOpening);
     EXPECT_EQ(c.counterparty, BookKind::kBank);
   }
   // Day 2: the deposit, then the VM of A1 and A3 through the house.
@@ -598,14 +598,14 @@ TEST(SettlementService, CashMovementsReconcileEveryCollateral) {
   EXPECT_EQ(d2->cash[0].movement.ref, 3u);  // the event's seq
   EXPECT_EQ(d2->cash[1].movement.kind, MovementKind::kVariationMargin);
   EXPECT_EQ(d2->cash[1].movement.account, 1u);
-  EXPECT_EQ(d2->cash[1].movement.amount_micros, Usd(14'600));
+  EXPECT_EQ(d2->cash[1].movement.amount.micros, Usd(14'600));
   EXPECT_EQ(d2->cash[1].counterparty, BookKind::kHouse);
   EXPECT_EQ(d2->cash[2].member, 2u);
   // Each account: the previous collateral plus its lines.
   std::vector<int64_t> collateral(5, 0);
   for (const RunReport* r : {d1, d2}) {
     for (const CashLine& c : r->cash) {
-      collateral[c.movement.account] += c.movement.amount_micros;
+      collateral[c.movement.account] += c.movement.amount.micros;
     }
     for (uint32_t a = 1; a <= 4; ++a) {
       EXPECT_EQ(r->accounts[a].collateral, Amount{collateral[a]}) << a;
