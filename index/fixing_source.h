@@ -4,13 +4,15 @@
 #include <functional>
 #include <optional>
 
+#include "exchange/core/types.h"
+
 namespace cfx::index {
 
 // What final settlement reads of the index (docs/settlement.md): the
 // latest print of (grade, day), its value and whether it came from trades.
 struct Fixing {
   bool has_value = false;
-  int64_t value_micros = 0;  // USD per GPU-hour, micro-dollars
+  exchange::IndexPrice value;
   bool from_trades = false;  // Level 1a, 1b or 2
 };
 

@@ -63,8 +63,8 @@ void SortByPrice(std::vector<Item>& items) {
 }
 
 bool Invalid(const MethodologyConfig& c, const IndexTrade& t) {
-  return t.lots <= 0 || t.price_micros <= 0 ||
-         t.price_micros > kMaxPriceMicros || c.gpu_hours_per_lot <= 0 ||
+  return t.lots <= 0 || t.price.micros <= 0 ||
+         t.price.micros > kMaxPriceMicros || c.gpu_hours_per_lot <= 0 ||
          t.lots > kMaxTradeGpuHours / c.gpu_hours_per_lot ||
          t.seller_milli_tokens > kMaxMilliTokens;
 }
@@ -80,8 +80,8 @@ std::string_view ExclusionReason(const MethodologyConfig& c,
   if (t.seller_group == t.buyer_group) return "AFFILIATED";
   if (ref != nullptr && ref->has_value) {
     // Kept iff I / ratio <= p <= I x ratio, exactly.
-    const Int128 p = t.price_micros;
-    const Int128 i = ref->value_micros;
+    const Int128 p = t.price.micros;
+    const Int128 i = ref->value.micros;
     if (p * c.filter_ratio_den > i * c.filter_ratio_num ||
         p * c.filter_ratio_num < i * c.filter_ratio_den) {
       return "ERRONEOUS_PRINT";
@@ -117,7 +117,7 @@ DayTrades PrepareDay(const MethodologyConfig& c, const FixingInput& in,
       }
       Item item;
       item.trade = &t;
-      item.price = t.price_micros;
+      item.price = t.price.micros;
       item.id = t.trade_id;
       item.gpu_hours = t.lots * c.gpu_hours_per_lot;
       item.milli_tokens = t.seller_milli_tokens;

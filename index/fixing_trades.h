@@ -27,7 +27,7 @@ inline constexpr uint32_t kMaxPoolDays = 8;
 // make the order total, so that even duplicated ids cannot make the result
 // depend on the input order.
 inline bool PriceOrder(const IndexTrade& a, const IndexTrade& b) {
-  if (a.price_micros != b.price_micros) return a.price_micros < b.price_micros;
+  if (a.price != b.price) return a.price < b.price;
   if (a.trade_id != b.trade_id) return a.trade_id < b.trade_id;
   return std::tie(a.ts_ns, a.lots, a.seller, a.buyer, a.seller_group,
                   a.buyer_group, a.seller_milli_tokens, a.busted_at_ns) <
@@ -40,7 +40,7 @@ inline bool PriceOrder(const IndexTrade& a, const IndexTrade& b) {
 // chase pointers. `trade` points into FixingInput::days[age].
 struct Item {
   const IndexTrade* trade = nullptr;
-  int64_t price = 0;      // micro-dollars
+  int64_t price = 0;      // IndexTrade::price, micro-dollars
   uint64_t id = 0;        // trade id
   int64_t gpu_hours = 0;  // q
   uint32_t cls = 0;       // weight class: index into the level's WeightScale

@@ -28,7 +28,7 @@ template <typename Trade, typename F>
 void TradeFields(Trade& t, F&& field) {
   field(t.trade_id);
   field(t.ts_ns);
-  field(t.price_micros);
+  field(t.price.micros);
   field(t.lots);
   field(t.seller);
   field(t.buyer);
@@ -82,7 +82,7 @@ bool DecodeTrade(std::string_view in, IndexTrade* t) {
   ByteReader r(in);
   TradeFields(*t,
               [&r](auto& v) { v = r.Get<std::remove_cvref_t<decltype(v)>>(); });
-  return r.ok() && r.remaining() == 0 && t->lots > 0 && t->price_micros > 0;
+  return r.ok() && r.remaining() == 0 && t->lots > 0 && t->price.micros > 0;
 }
 
 std::string EncodePrint(const Print& p) {
@@ -94,13 +94,13 @@ std::string EncodePrint(const Print& p) {
   w.Put<int64_t>(p.computed_at_ns);
   w.Put<uint8_t>(static_cast<uint8_t>(p.level));
   w.Put<uint8_t>(p.has_value ? 1 : 0);
-  w.Put<int64_t>(p.value_micros);
+  w.Put<int64_t>(p.value.micros);
   w.Put<uint32_t>(p.trade_count);
   w.Put<uint32_t>(p.sellers);
   w.Put<uint32_t>(p.buyers);
   w.Put<int64_t>(p.gpu_hours);
-  w.Put<int64_t>(p.p25_micros);
-  w.Put<int64_t>(p.p75_micros);
+  w.Put<int64_t>(p.p25.micros);
+  w.Put<int64_t>(p.p75.micros);
   w.Put<uint32_t>(p.partitions_used);
   w.Put<uint8_t>(p.has_upm ? 1 : 0);
   w.Put<int64_t>(p.usd_per_million_tokens_micros);
@@ -122,13 +122,13 @@ bool DecodePrint(std::string_view in, Print* p) {
   p->computed_at_ns = r.Get<int64_t>();
   const uint8_t level = r.Get<uint8_t>();
   p->has_value = r.Get<uint8_t>() != 0;
-  p->value_micros = r.Get<int64_t>();
+  p->value.micros = r.Get<int64_t>();
   p->trade_count = r.Get<uint32_t>();
   p->sellers = r.Get<uint32_t>();
   p->buyers = r.Get<uint32_t>();
   p->gpu_hours = r.Get<int64_t>();
-  p->p25_micros = r.Get<int64_t>();
-  p->p75_micros = r.Get<int64_t>();
+  p->p25.micros = r.Get<int64_t>();
+  p->p75.micros = r.Get<int64_t>();
   p->partitions_used = r.Get<uint32_t>();
   p->has_upm = r.Get<uint8_t>() != 0;
   p->usd_per_million_tokens_micros = r.Get<int64_t>();

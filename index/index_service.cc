@@ -215,11 +215,11 @@ struct IndexService::State {
       moved = false;
     } else {
       // |new - old| / old > threshold, exactly.
-      const Int128 diff = p.value_micros > old->value_micros
-                              ? p.value_micros - old->value_micros
-                              : old->value_micros - p.value_micros;
+      const Int128 now = p.value.micros;
+      const Int128 before = old->value.micros;
+      const Int128 diff = now > before ? now - before : before - now;
       moved = diff * 10'000 >
-              static_cast<Int128>(m().restate_threshold_bp) * old->value_micros;
+              static_cast<Int128>(m().restate_threshold_bp) * before;
     }
     if (!moved) return;
     p.grade = grade;
@@ -243,7 +243,7 @@ struct IndexService::State {
     IndexTrade t;
     t.trade_id = e.trade_id.value;
     t.ts_ns = e.ts.nanos;
-    t.price_micros = exchange::PriceToMicros(e.price);
+    t.price = exchange::ToIndexPrice(e.price);
     t.lots = e.quantity.lots;
     t.seller = Firm(seller);
     t.buyer = Firm(buyer);
@@ -482,7 +482,7 @@ FixingLookup IndexService::Fixings() const {
   return [this](uint32_t grade, int64_t day) -> std::optional<Fixing> {
     const Print* p = Find(grade, day);
     if (p == nullptr) return std::nullopt;
-    return Fixing{p->has_value, p->value_micros, FromTrades(p->level)};
+    return Fixing{p->has_value, p->value, FromTrades(p->level)};
   };
 }
 

@@ -77,7 +77,7 @@ class IndexService {
 
   // Applies one durable event in seq order. Relevant: kTrade on spot
   // instruments (its price in exchange Price units, 1/10,000 USD, becomes
-  // IndexTrade::price_micros; its count is the seller's attested
+  // IndexTrade::price; its count is the seller's attested
   // milli-tokens), kTradeBusted, kIndexFixing (count = the day); others
   // only advance the seq.
   void OnEvent(const exchange::Event& e);

@@ -202,8 +202,8 @@ void Describe(const FixingInput& in, std::span<const Item> items,
   const WideUint total = TotalWeight(items, w);
   if (!total.is_zero()) {
     const auto [p25, p75] = TwiceQuartiles(items, w, total);
-    p->p25_micros = RoundHalfUp(p25, 2, 1);
-    p->p75_micros = RoundHalfUp(p75, 2, 1);
+    p->p25 = exchange::IndexPrice{RoundHalfUp(p25, 2, 1)};
+    p->p75 = exchange::IndexPrice{RoundHalfUp(p75, 2, 1)};
   }
   p->trade_ids = AscendingIds(in, items);
   p->attested_tokens = AttestedTokens(items, w);
@@ -317,7 +317,8 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
     if (!qualifies[k]) continue;
     if (state[k] == kPending) twice[k] *= 2;  // the partition's last trade
     twice_sum += twice[k];
-    values.push_back(PartitionValue{k, trades[k], RoundHalfUp(twice[k], 2, 1)});
+    values.push_back(PartitionValue{
+        k, trades[k], exchange::IndexPrice{RoundHalfUp(twice[k], 2, 1)}});
     if (k <= 32) mask |= uint32_t{1} << (k - 1);
   }
 
@@ -333,7 +334,7 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   }
   p->level = Level::k1a;
   p->has_value = true;
-  p->value_micros = RoundHalfUp(twice_sum, 2 * Int128{count}, kValueUnit);
+  p->value.micros = RoundHalfUp(twice_sum, 2 * Int128{count}, kValueUnit);
   p->partitions_used = mask;
   Describe(in, used, w, p);
   ListContributing(used, w, {}, ex);
@@ -409,8 +410,8 @@ bool TrimmedMean(Level level, const FixingInput& in, std::vector<Item>& items,
   den.AddMul(total, 2);
   p->level = level;
   p->has_value = true;
-  if (!RoundHalfUp(sum, den, kValueUnit, &p->value_micros)) {
-    p->value_micros = 0;  // unreachable: the value is within the prices
+  if (!RoundHalfUp(sum, den, kValueUnit, &p->value.micros)) {
+    p->value.micros = 0;  // unreachable: the value is within the prices
   }
   Describe(in, items, w, p);
   ListContributing(items, w, kept4, ex);
@@ -427,11 +428,11 @@ void SetUsdPerMillionTokens(Print* p) {
   if (RoundHalfUp(t.num, t.den, 1, &milli)) {
     p->attested_milli_tokens = static_cast<uint64_t>(milli);
   }
-  if (!p->has_value || p->value_micros <= 0) return;
+  if (!p->has_value || p->value.micros <= 0) return;
   // USD/GPU-hour x 10^6 / (3,600 x tokens/s/GPU), T = num / den
   // thousandths: value x 10^9 x den / (3,600 x num), rounded once.
   WideUint num = t.den;
-  num = num * WideUint(static_cast<Uint128>(p->value_micros) * 1'000'000'000);
+  num = num * WideUint(static_cast<Uint128>(p->value.micros) * 1'000'000'000);
   WideUint den = t.num;
   den = den * WideUint(3'600);
   p->has_upm =
@@ -560,7 +561,7 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
     if (today == nullptr || !FromTrades(today->level) || !today->has_value) {
       ex.notes.push_back("3: the reference grade has no Level 1-2 print today");
     } else if (other_prev == nullptr || !other_prev->has_value ||
-               other_prev->value_micros <= 0) {
+               other_prev->value.micros <= 0) {
       ex.notes.push_back(
           "3: the reference grade has no print for the previous day");
     } else if (prev == nullptr || !prev->has_value) {
@@ -568,9 +569,9 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
     } else {
       p.level = Level::k3;
       p.has_value = true;
-      p.value_micros =
-          RoundHalfUp(Int128{prev->value_micros} * today->value_micros,
-                      other_prev->value_micros, kValueUnit);
+      p.value.micros =
+          RoundHalfUp(Int128{prev->value.micros} * today->value.micros,
+                      other_prev->value.micros, kValueUnit);
       done = true;
     }
   }
@@ -592,7 +593,7 @@ Print ComputeFixing(const MethodologyConfig& config, const FixingInput& input,
       p.level = Level::kDisrupted;
     }
     p.has_value = prev != nullptr && prev->has_value;
-    p.value_micros = p.has_value ? prev->value_micros : 0;
+    p.value = p.has_value ? prev->value : exchange::IndexPrice{};
     p.carry_run = (prev != nullptr ? prev->carry_run : 0) + 1;
   }
   if (!FromTrades(p.level) && prev != nullptr) {

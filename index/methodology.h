@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exchange/core/types.h"
 #include "index/wide_uint.h"
 
 namespace cfx::index {
@@ -14,12 +15,12 @@ namespace cfx::index {
 // docs/index-methodology.md) as a pure function: the same inputs give the
 // same print, byte for byte, whatever the order of the trades.
 //
-// Money is integer micro-dollars; published values are rounded half-up to
-// $0.001 (1,000 micro-dollars). Everything before publication is exact:
-// capped weights are exact fractions (index/capped_weights.h), put on one
-// integer scale per level, and every sum, comparison, median tie test,
-// trimmed mean and T is exact integer arithmetic (WideUint). Each published
-// figure is rounded once.
+// Prices are exchange::IndexPrice (integer micro-dollars per GPU-hour);
+// published values are rounded half-up to $0.001 (1,000 micro-dollars).
+// Everything before publication is exact: capped weights are exact fractions
+// (index/capped_weights.h), put on one integer scale per level, and every sum,
+// comparison, median tie test, trimmed mean and T is exact integer arithmetic
+// (WideUint). Each published figure is rounded once.
 
 __extension__ using Int128 = __int128;
 
@@ -58,8 +59,8 @@ constexpr bool FromTrades(Level l) {
 // One completed spot trade of the grade as the index sees it.
 struct IndexTrade {
   uint64_t trade_id = 0;
-  int64_t ts_ns = 0;         // match time (the sequenced time of the command)
-  int64_t price_micros = 0;  // USD per GPU-hour
+  int64_t ts_ns = 0;  // match time (the sequenced time of the command)
+  exchange::IndexPrice price;
   int64_t lots = 0;
   uint32_t seller = 0;  // participant (firm) ids, any numbering
   uint32_t buyer = 0;
@@ -122,14 +123,14 @@ struct Print {
   int64_t computed_at_ns = 0;  // fixing instant, or the restating bust's
   Level level = Level::kNone;
   bool has_value = false;
-  int64_t value_micros = 0;  // a multiple of 1,000
+  exchange::IndexPrice value;  // a multiple of 1,000 micro-dollars
   // The level's input set (empty for 3, 4, DISRUPTED).
   uint32_t trade_count = 0;
   uint32_t sellers = 0;
   uint32_t buyers = 0;
   int64_t gpu_hours = 0;
-  int64_t p25_micros = 0;  // volume-weighted, the median rule at 1/4 and 3/4
-  int64_t p75_micros = 0;
+  exchange::IndexPrice p25;  // volume-weighted, the median rule at 1/4, 3/4
+  exchange::IndexPrice p75;
   uint32_t partitions_used = 0;  // 1a: bit k-1 set = partition k used
   // USD per million output tokens = value x 10^6 / (3,600 x T), from the
   // published value and the exact T, rounded half-up to $0.001; has_upm =
@@ -196,7 +197,7 @@ struct ExcludedTrade {
 struct PartitionValue {
   uint32_t partition = 0;  // 1-6
   uint32_t trades = 0;
-  int64_t vwm_micros = 0;  // volume-weighted median (may end in 5,000)
+  exchange::IndexPrice vwm;  // volume-weighted median (may end in 5,000)
 };
 struct Explanation {
   std::vector<ContributingTrade> trades;  // sorted by (age, price, id)

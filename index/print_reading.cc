@@ -19,12 +19,12 @@ PrintReading ReadingOf(const Print& p) {
   r.level = LevelName(p.level);
   r.disrupted = p.level == Level::kDisrupted;
   r.restated = p.revision > 0;
-  if (p.has_value) r.value = exchange::FormatMicros(p.value_micros, kDecimals);
+  if (p.has_value) r.value = exchange::FormatMicros(p.value.micros, kDecimals);
   // The level's input set is empty for 3, 4 and DISRUPTED: no percentiles,
   // whatever the fields hold.
   if (FromTrades(p.level)) {
-    r.p25 = exchange::FormatMicros(p.p25_micros, kDecimals);
-    r.p75 = exchange::FormatMicros(p.p75_micros, kDecimals);
+    r.p25 = exchange::FormatMicros(p.p25.micros, kDecimals);
+    r.p75 = exchange::FormatMicros(p.p75.micros, kDecimals);
   }
   if (p.has_upm) {
     r.usd_per_million_tokens =

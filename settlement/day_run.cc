@@ -47,27 +47,27 @@ std::string LedgerReport(const RunReport& r) {
   std::string out = "date " + exchange::FormatDay(r.date) + "\n";
   for (const ContractSettlement& c : r.contracts) {
     out += "contract " + std::to_string(c.instrument) + " " +
-           std::to_string(c.price) + " " + TierName(c.tier) +
+           std::to_string(c.price.units) + " " + TierName(c.tier) +
            (c.final ? " final" : "") + (c.disrupted ? " disrupted" : "") +
            " oi " + std::to_string(c.open_interest) + "\n";
   }
   Digest d;
   for (const AccountSettlement& a : r.accounts) {
-    if (a.positions.empty() && a.spot_cash == 0 && a.initial_margin == 0 &&
-        a.collateral == 0) {
+    if (a.positions.empty() && a.spot_cash.micros == 0 &&
+        a.initial_margin.micros == 0 && a.collateral.micros == 0) {
       continue;
     }
     d.Add(a.account);
     d.Add(a.fills);
-    d.Add(a.spot_cash);
-    d.Add(a.initial_margin);
-    d.Add(a.collateral);
+    d.Add(a.spot_cash.micros);
+    d.Add(a.initial_margin.micros);
+    d.Add(a.collateral.micros);
     for (const AccountSettlement::Line& l : a.positions) {
       d.Add(l.instrument);
       // A closed line digests the quantity it closed (what `position` held
       // before closed lines showed 0), so ledgers booked earlier match.
       d.Add(l.closed ? l.final_quantity : l.position);
-      d.Add(l.variation_margin);
+      d.Add(l.variation_margin.micros);
     }
   }
   char buf[96];
@@ -127,17 +127,17 @@ Fsp SettlementService::State::FinalPrice(const ContractInfo& c) const {
     f.day = d;
     if (auto v = fixings(c.grade, d); v.has_value() && v->has_value) {
       f.has_value = true;
-      f.value_micros = v->value_micros;
+      f.value = v->value;
       f.from_trades = v->from_trades;
     }
     month.push_back(f);
   }
-  int64_t carried = 0;
+  exchange::IndexPrice carried;
   if (!days.empty()) {
     for (int64_t d = days.front() - 1; d >= days.front() - 31; --d) {
       auto v = fixings(c.grade, d);
       if (v.has_value() && v->has_value) {
-        carried = v->value_micros;
+        carried = v->value;
         break;
       }
     }
@@ -153,14 +153,14 @@ void SettlementService::State::ListTradesAndCash(
   trades.reserve(today.size());
   for (const PendingFill& f : today) {
     trades.push_back({f.trade_id, f.ts, f.account, MemberOf(f.account),
-                      f.instrument, f.lots, f.price.units, false});
+                      f.instrument, f.lots, f.price, false});
   }
   for (const auto& [id, t] : spot_trades) {
     if (t.reported || t.day > date) continue;
     trades.push_back({id, t.match_time, t.buyer, MemberOf(t.buyer),
-                      t.instrument, t.lots, t.price.units, t.busted});
+                      t.instrument, t.lots, t.price, t.busted});
     trades.push_back({id, t.match_time, t.seller, MemberOf(t.seller),
-                      t.instrument, -t.lots, t.price.units, t.busted});
+                      t.instrument, -t.lots, t.price, t.busted});
   }
   std::sort(
       trades.begin(), trades.end(), [](const TradeLine& x, const TradeLine& y) {
@@ -201,9 +201,8 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       const ContractInfo& c = config.instruments[i];
       const FutureState& f = futures[i];
       DspInput d;
-      d.tick = c.tick.units;
-      d.prior =
-          f.settle.units != 0 ? f.settle.units : c.initial_reference.units;
+      d.tick = c.tick;
+      d.prior = f.settle.units != 0 ? f.settle : c.initial_reference;
       const auto b = std::lower_bound(close.books.begin(), close.books.end(), i,
                                       [](const DayClose::Book& x, uint32_t id) {
                                         return x.instrument < id;
@@ -211,9 +210,9 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
       if (b != close.books.end() && b->instrument == i) {
         d.window_notional = b->window_notional;
         d.window_lots = b->window_lots;
-        d.last_trade = b->last_trade.units;
-        d.best_bid = b->best_bid.units;
-        d.best_ask = b->best_ask.units;
+        d.last_trade = b->last_trade;
+        d.best_bid = b->best_bid;
+        d.best_ask = b->best_ask;
       }
       d.expiring = c.last_trading_day == date;
       in.push_back(d);
@@ -248,7 +247,7 @@ std::vector<ContractSettlement> SettlementService::State::PriceContracts(
 Status SettlementService::State::CheckFillsCountedOnce(
     int64_t date, const std::vector<PendingFill>& today,
     const std::vector<ContractSettlement>& contracts, std::size_t instruments) {
-  std::vector<int64_t> price(instruments, 0);
+  std::vector<exchange::Price> price(instruments);
   for (const ContractSettlement& cs : contracts)
     price[cs.instrument] = cs.price;
   struct Side {
@@ -259,7 +258,7 @@ Status SettlementService::State::CheckFillsCountedOnce(
   std::vector<Side> sides;
   sides.reserve(today.size());
   for (const PendingFill& f : today) {
-    if (price[f.instrument] == 0) {
+    if (price[f.instrument].units == 0) {
       return Refused(date, "every fill is counted exactly once (trade " +
                                std::to_string(f.trade_id) +
                                " of an unsettled contract)");
@@ -299,7 +298,7 @@ Status SettlementService::State::SettlePositions(
   for (const ContractSettlement& cs : report->contracts) {
     const uint32_t i = cs.instrument;
     const ContractInfo& c = config.instruments[i];
-    const int64_t prev_settle = futures[i].settle.units;
+    const exchange::Price prev_settle = futures[i].settle;
     std::vector<int64_t>& pos = (*new_positions)[i];
     // The fills of contract i are contiguous in `today`.
     while (next < today.size() && today[next].instrument < i) ++next;
@@ -309,18 +308,18 @@ Status SettlementService::State::SettlePositions(
       fills.clear();
       while (j < today.size() && today[j].instrument == i &&
              today[j].account == a) {
-        fills.push_back({today[j].lots, today[j].price.units});
+        fills.push_back({today[j].lots, today[j].price});
         ++j;
       }
       const int64_t before = positions[i][a];
       if (before == 0 && fills.empty()) continue;
-      const int64_t vm =
+      const exchange::Amount vm =
           VariationMargin(c.gpu_hours, before, prev_settle, cs.price, fills);
       int64_t after = before;
       for (const Fill& f : fills) after += f.lots;
       pos[a] = after;
       lines[a].fills += static_cast<int64_t>(fills.size());
-      lines[a].variation_margin += vm;
+      lines[a].variation_margin.micros += vm.micros;
       if (lines[a].positions.empty()) {
         lines[a].positions.reserve(report->contracts.size());
       }
@@ -331,14 +330,14 @@ Status SettlementService::State::SettlePositions(
         line.position = 0;
       }
       lines[a].positions.push_back(line);
-      if (vm != 0) {
+      if (vm.micros != 0) {
         Movement m;
         m.date = date;
         m.kind = cs.final ? MovementKind::kFinalSettlement
                           : MovementKind::kVariationMargin;
         m.account = a;
         m.ref = i;
-        m.amount_micros = vm;
+        m.amount = vm;
         movements->push_back(m);
       }
     }
@@ -375,12 +374,15 @@ std::vector<uint64_t> SettlementService::State::PaySpotCash(
     if (t.paid || t.busted || t.delivery_day == 0) continue;
     if (SpotCashDay(config.calendar, t.delivery_day) > date) continue;
     const ContractInfo* c = Contract(t.instrument);
-    const int64_t n = SpotNotional(t.price.units, c->gpu_hours_per_lot, t.lots);
+    const int64_t n =
+        SpotNotional(t.price, c->gpu_hours_per_lot, t.lots).micros;
     if (n == 0 || t.buyer == t.seller) continue;
-    movements->push_back({date, MovementKind::kSpotCash, t.buyer, id, -n});
-    movements->push_back({date, MovementKind::kSpotCash, t.seller, id, n});
-    if (t.buyer < lines->size()) (*lines)[t.buyer].spot_cash -= n;
-    if (t.seller < lines->size()) (*lines)[t.seller].spot_cash += n;
+    movements->push_back(
+        {date, MovementKind::kSpotCash, t.buyer, id, exchange::Amount{-n}});
+    movements->push_back(
+        {date, MovementKind::kSpotCash, t.seller, id, exchange::Amount{n}});
+    if (t.buyer < lines->size()) (*lines)[t.buyer].spot_cash.micros -= n;
+    if (t.seller < lines->size()) (*lines)[t.seller].spot_cash.micros += n;
     paid.push_back(id);
   }
   return paid;
@@ -395,7 +397,7 @@ void SettlementService::State::MarginLines(
   for (std::size_t i = 0; i < futures.size(); ++i)
     settle[i] = futures[i].settle.units;
   for (const ContractSettlement& cs : contracts)
-    settle[cs.instrument] = cs.price;
+    settle[cs.instrument] = cs.price.units;
   // Initial margin at the new prices, collateral after the run (the cash
   // this stream has seen at the settlement instant, so a re-run reports
   // what the first run did), and the margin call when it falls short.
@@ -412,17 +414,18 @@ void SettlementService::State::MarginLines(
                       settle[i], c.gpu_hours});
       if (legs.size() == exchange::kMaxMarginLegs) break;
     }
-    line.initial_margin =
-        legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin);
-    line.collateral = cash[line.account].micros -
-                      (transferred[line.account].micros -
-                       (line.account < close.transferred.size()
-                            ? close.transferred[line.account].micros
-                            : 0)) +
-                      net[line.account];
-    line.margin_call = line.initial_margin > line.collateral
-                           ? line.initial_margin - line.collateral
-                           : 0;
+    line.initial_margin = exchange::Amount{
+        legs.empty() ? 0 : exchange::InitialMargin(legs, config.margin)};
+    line.collateral.micros = cash[line.account].micros -
+                             (transferred[line.account].micros -
+                              (line.account < close.transferred.size()
+                                   ? close.transferred[line.account].micros
+                                   : 0)) +
+                             net[line.account];
+    line.margin_call.micros =
+        line.initial_margin > line.collateral
+            ? line.initial_margin.micros - line.collateral.micros
+            : 0;
   }
 }
 
@@ -476,7 +479,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
     }
   }
   std::vector<int64_t> net(accounts(), 0);
-  for (const Movement& m : movements) net[m.account] += m.amount_micros;
+  for (const Movement& m : movements) net[m.account] += m.amount.micros;
   MarginLines(close, report.contracts, new_positions, net, &lines);
   report.accounts = std::move(lines);
 
@@ -501,7 +504,7 @@ Status SettlementService::State::Run(int64_t date, const DayClose& close) {
   for (std::size_t a = 0; a < net.size(); ++a) cash[a].micros += net[a];
   for (const ContractSettlement& cs : report.contracts) {
     FutureState& f = futures[cs.instrument];
-    f.settle = exchange::Price{cs.price};
+    f.settle = cs.price;
     f.closed = f.closed || cs.final;
   }
 

@@ -17,7 +17,7 @@ std::vector<exchange::Command> EngineCommands(const RunResult& result,
         cmd.state = exchange::InstrumentState::kExpired;
       } else {
         cmd.type = exchange::CommandType::kSetReferencePrice;
-        cmd.price = exchange::Price{c.price};
+        cmd.price = c.price;
       }
       out.push_back(cmd);
     }

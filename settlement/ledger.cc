@@ -89,7 +89,7 @@ Status Ledger::State::ScanDate(int64_t date, MovementKind min_kind,
     }
     for (std::size_t i = 0; i < v.size() / kPairSize; ++i) {
       m.ref = PairRef(v, i);
-      m.amount_micros = PairAmount(v, i);
+      m.amount.micros = PairAmount(v, i);
       f(m);
     }
   }
@@ -184,22 +184,22 @@ Result<RunOutcome> Ledger::PostRun(int64_t date,
           if (!difference.empty()) return;
           if (i < movements.size() && SameKey(movements[i], stored)) {
             const Movement& now = movements[i++];
-            if (now.amount_micros != stored.amount_micros) {
+            if (now.amount.micros != stored.amount.micros) {
               difference = KeyText(stored) + ": stored " +
-                           std::to_string(stored.amount_micros) + ", now " +
-                           std::to_string(now.amount_micros);
+                           std::to_string(stored.amount.micros) + ", now " +
+                           std::to_string(now.amount.micros);
             }
           } else if (i < movements.size() && KeyLess(movements[i], stored)) {
             difference = KeyText(movements[i]) + ": stored none, now " +
-                         std::to_string(movements[i].amount_micros);
+                         std::to_string(movements[i].amount.micros);
           } else {
             difference = KeyText(stored) + ": stored " +
-                         std::to_string(stored.amount_micros) + ", now none";
+                         std::to_string(stored.amount.micros) + ", now none";
           }
         }));
     if (difference.empty() && i < movements.size()) {
       difference = KeyText(movements[i]) + ": stored none, now " +
-                   std::to_string(movements[i].amount_micros);
+                   std::to_string(movements[i].amount.micros);
     }
     const std::string_view stored_report =
         std::string_view(stored_value).substr(kRunHeaderSize);
@@ -236,7 +236,7 @@ Result<RunOutcome> Ledger::PostRun(int64_t date,
     for (; i < movements.size() && movements[i].kind == first.kind &&
            movements[i].account == first.account;
          ++i) {
-      AppendPair(&value, movements[i].ref, movements[i].amount_micros);
+      AppendPair(&value, movements[i].ref, movements[i].amount.micros);
     }
     EncodeGroupKey(date, first.kind, first.account, key);
     digest = Fnv(Fnv(digest, key, sizeof key), value.data(), value.size());
@@ -267,17 +267,17 @@ Status Ledger::PostTransfer(const Movement& m) {
     return InvalidArgumentError("transfer " + FullKeyText(m) +
                                 ": kind must be DEPOSIT or WITHDRAWAL");
   }
-  if (m.kind == MovementKind::kDeposit && m.amount_micros <= 0) {
+  if (m.kind == MovementKind::kDeposit && m.amount.micros <= 0) {
     return InvalidArgumentError("transfer " + FullKeyText(m) +
                                 ": a deposit's amount must be > 0, got " +
-                                std::to_string(m.amount_micros));
+                                std::to_string(m.amount.micros));
   }
   if (m.kind == MovementKind::kWithdrawal &&
-      (m.amount_micros >= 0 ||
-       m.amount_micros == std::numeric_limits<int64_t>::min())) {
+      (m.amount.micros >= 0 ||
+       m.amount.micros == std::numeric_limits<int64_t>::min())) {
     return InvalidArgumentError("transfer " + FullKeyText(m) +
                                 ": a withdrawal's amount must be < 0, got " +
-                                std::to_string(m.amount_micros));
+                                std::to_string(m.amount.micros));
   }
   if (!s.Known(m.account)) {
     return InvalidArgumentError("transfer " + FullKeyText(m) +
@@ -307,17 +307,17 @@ Status Ledger::PostTransfer(const Movement& m) {
   while (at < n && PairRef(stored, at) < m.ref) ++at;
   if (at < n && PairRef(stored, at) == m.ref) {
     const int64_t amount = PairAmount(stored, at);
-    if (amount == m.amount_micros) return Status::Ok();
+    if (amount == m.amount.micros) return Status::Ok();
     return FailedPreconditionError(
         "transfer " + FullKeyText(m) + " already booked: stored " +
-        std::to_string(amount) + ", now " + std::to_string(m.amount_micros));
+        std::to_string(amount) + ", now " + std::to_string(m.amount.micros));
   }
 
   int64_t balance = 0;
   int64_t bank = 0;
-  if (__builtin_add_overflow(s.balances[m.account], m.amount_micros,
+  if (__builtin_add_overflow(s.balances[m.account], m.amount.micros,
                              &balance) ||
-      __builtin_sub_overflow(s.bank_balance, m.amount_micros, &bank)) {
+      __builtin_sub_overflow(s.bank_balance, m.amount.micros, &bank)) {
     return InvalidArgumentError("transfer " + FullKeyText(m) +
                                 ": balance would overflow");
   }
@@ -325,10 +325,10 @@ Status Ledger::PostTransfer(const Movement& m) {
     return FailedPreconditionError(
         "withdrawal exceeds balance: account " + std::to_string(m.account) +
         " has " + std::to_string(s.balances[m.account]) + ", withdrawal " +
-        std::to_string(-m.amount_micros));
+        std::to_string(-m.amount.micros));
   }
   std::string pair;
-  AppendPair(&pair, m.ref, m.amount_micros);
+  AppendPair(&pair, m.ref, m.amount.micros);
   stored.insert(at * kPairSize, pair);
   rocksdb::WriteBatch batch;
   CFX_RETURN_IF_ERROR(
@@ -423,7 +423,7 @@ std::vector<Entry> Ledger::Entries(int64_t date, uint32_t member) const {
   out.reserve(movements.size() * 2);
   Entry legs[2];
   for (const Movement& m : movements) {
-    if (m.amount_micros == std::numeric_limits<int64_t>::min()) continue;
+    if (m.amount.micros == std::numeric_limits<int64_t>::min()) continue;
     internal::Legs(m, s_->MemberOf(m.account), legs);
     out.push_back(legs[0]);
     out.push_back(legs[1]);

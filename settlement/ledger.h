@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "exchange/core/status.h"
+#include "exchange/core/types.h"
 
 namespace cfx::settlement {
 
@@ -38,10 +39,10 @@ std::string_view MovementKindName(MovementKind kind);
 struct Movement {
   int64_t date = 0;  // business date, days since 1970-01-01
   MovementKind kind = MovementKind::kVariationMargin;
-  uint32_t account = 0;  // trading account id (>= 1)
-  uint64_t ref = 0;      // see MovementKind; deposits/withdrawals: a unique
-                         // reference (the command's sequence number)
-  int64_t amount_micros = 0;  // to the account (> 0) or from it (< 0)
+  uint32_t account = 0;     // trading account id (>= 1)
+  uint64_t ref = 0;         // see MovementKind; deposits/withdrawals: a unique
+                            // reference (the command's sequence number)
+  exchange::Amount amount;  // to the account (> 0) or from it (< 0)
 
   friend bool operator==(const Movement&, const Movement&) = default;
 };
@@ -71,7 +72,7 @@ struct Entry {
   uint32_t leg = 0;   // 0, 1 along the chain
   BookId from;
   BookId to;
-  int64_t amount_micros = 0;
+  exchange::Amount amount;
 };
 
 struct LedgerConfig {

@@ -29,13 +29,13 @@ void Legs(const Movement& m, uint32_t member, Entry out[2]) {
   const BookId account{BookKind::kAccount, m.account};
   const BookId cm{BookKind::kMember, member};
   const BookId outside{ChainEnd(m.kind), 0};
-  const int64_t a = m.amount_micros;
+  const int64_t a = m.amount.micros;
   if (a > 0) {
-    out[0] = Entry{m, 0, outside, cm, a};
-    out[1] = Entry{m, 1, cm, account, a};
+    out[0] = Entry{m, 0, outside, cm, exchange::Amount{a}};
+    out[1] = Entry{m, 1, cm, account, exchange::Amount{a}};
   } else {
-    out[0] = Entry{m, 0, account, cm, -a};
-    out[1] = Entry{m, 1, cm, outside, -a};
+    out[0] = Entry{m, 0, account, cm, exchange::Amount{-a}};
+    out[1] = Entry{m, 1, cm, outside, exchange::Amount{-a}};
   }
 }
 
@@ -67,7 +67,7 @@ bool Ledger::State::Book(const Movement& m, std::vector<int64_t>& accounts,
   for (const Entry& e : legs) {
     for (int side = 0; side < 2; ++side) {
       const BookId& b = side == 0 ? e.from : e.to;
-      const int64_t delta = side == 0 ? -e.amount_micros : e.amount_micros;
+      const int64_t delta = side == 0 ? -e.amount.micros : e.amount.micros;
       switch (b.kind) {
         case BookKind::kAccount:
           if (__builtin_add_overflow(accounts[b.id], delta, &accounts[b.id])) {
@@ -106,10 +106,10 @@ Status Ledger::State::ValidateRunMovement(int64_t date,
                                 ": unknown account " +
                                 std::to_string(m.account));
   }
-  if (m.amount_micros == 0) {
+  if (m.amount.micros == 0) {
     return InvalidArgumentError("zero amount: movement " + FullKeyText(m));
   }
-  if (m.amount_micros == std::numeric_limits<int64_t>::min()) {
+  if (m.amount.micros == std::numeric_limits<int64_t>::min()) {
     return InvalidArgumentError("movement " + FullKeyText(m) +
                                 ": amount out of range");
   }
@@ -134,7 +134,7 @@ Status Ledger::State::CheckRun(int64_t date, const std::vector<Movement>& run,
         run.begin(), run.end(), kind,
         [](const Movement& m, MovementKind k) { return m.kind < k; });
     for (auto it = first; it != run.end() && it->kind == kind; ++it) {
-      sums[it->ref] += it->amount_micros;
+      sums[it->ref] += it->amount.micros;
     }
     bool broken = false;
     uint64_t ref = 0;
@@ -154,7 +154,7 @@ Status Ledger::State::CheckRun(int64_t date, const std::vector<Movement>& run,
     }
   }
   Int128 total = 0;
-  for (const Movement& m : run) total += m.amount_micros;
+  for (const Movement& m : run) total += m.amount.micros;
   if (total != 0) {
     return FailedPreconditionError("cash conserved: the movements sum to " +
                                    Int128Text(total) + of);

@@ -16,7 +16,7 @@ bool DecodeGroupKey(std::string_view k, Movement* m) {
   m->kind = static_cast<MovementKind>(static_cast<uint8_t>(k[9]));
   m->account = static_cast<uint32_t>(GetBigEndian(k.data() + 10, 4));
   m->ref = 0;
-  m->amount_micros = 0;
+  m->amount = exchange::Amount{};
   return true;
 }
 

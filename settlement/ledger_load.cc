@@ -123,20 +123,20 @@ Status Ledger::State::LoadGroup(std::string_view k, std::string_view v,
   }
   for (std::size_t i = 0; i < v.size() / kPairSize; ++i) {
     m.ref = internal::PairRef(v, i);
-    m.amount_micros = internal::PairAmount(v, i);
-    if (m.amount_micros == 0 ||
-        m.amount_micros == std::numeric_limits<int64_t>::min() ||
-        (m.kind == MovementKind::kDeposit && m.amount_micros < 0) ||
-        (m.kind == MovementKind::kWithdrawal && m.amount_micros > 0)) {
+    m.amount.micros = internal::PairAmount(v, i);
+    if (m.amount.micros == 0 ||
+        m.amount.micros == std::numeric_limits<int64_t>::min() ||
+        (m.kind == MovementKind::kDeposit && m.amount.micros < 0) ||
+        (m.kind == MovementKind::kWithdrawal && m.amount.micros > 0)) {
       return DataLossError(Prefix() + what() + ": ref " +
                            std::to_string(m.ref) + ": invalid amount " +
-                           std::to_string(m.amount_micros));
+                           std::to_string(m.amount.micros));
     }
     if (IsRunKind(m.kind)) {
       at->run.push_back(m);
-    } else if (__builtin_add_overflow(balances[m.account], m.amount_micros,
+    } else if (__builtin_add_overflow(balances[m.account], m.amount.micros,
                                       &balances[m.account]) ||
-               __builtin_sub_overflow(bank_balance, m.amount_micros,
+               __builtin_sub_overflow(bank_balance, m.amount.micros,
                                       &bank_balance)) {
       // Transfers sort before the run kinds of their date, so booking
       // them here keeps the balances in key order.

@@ -28,7 +28,7 @@ inline constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
 
 // The two legs booking `m` for an account of clearing member `member`:
 // along account <-> member <-> house (run kinds) or bank (transfers).
-// REQUIRES: m.amount_micros != INT64_MIN.
+// REQUIRES: m.amount.micros != INT64_MIN.
 void Legs(const Movement& m, uint32_t member, Entry out[2]);
 
 // Net positions of the books a set of entries moved money between.

@@ -6,7 +6,7 @@ std::vector<MarginCall> MarginCalls(const RunReport& report,
                                     const Ledger& ledger, uint32_t member) {
   std::vector<MarginCall> out;
   for (const AccountSettlement& a : report.accounts) {
-    if (a.margin_call <= 0 || a.member == 0) continue;
+    if (a.margin_call.micros <= 0 || a.member == 0) continue;
     if (member != 0 && a.member != member) continue;
     MarginCall c;
     c.date = report.date;
@@ -15,11 +15,12 @@ std::vector<MarginCall> MarginCalls(const RunReport& report,
     c.initial_margin = a.initial_margin;
     c.collateral = a.collateral;
     c.amount_due = a.margin_call;
-    c.collateral_now = ledger.Balance(a.account);
-    c.outstanding = c.initial_margin > c.collateral_now
-                        ? c.initial_margin - c.collateral_now
-                        : 0;
-    c.met = c.outstanding == 0;
+    c.collateral_now = exchange::Amount{ledger.Balance(a.account)};
+    c.outstanding.micros =
+        c.initial_margin > c.collateral_now
+            ? c.initial_margin.micros - c.collateral_now.micros
+            : 0;
+    c.met = c.outstanding.micros == 0;
     out.push_back(c);
   }
   return out;

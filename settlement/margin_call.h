@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "exchange/core/types.h"
 #include "settlement/ledger.h"
 #include "settlement/settlement_service.h"
 
@@ -14,15 +15,15 @@ struct MarginCall {
   int64_t date = 0;  // the run that issued it
   uint32_t account = 0;
   uint32_t member = 0;
-  int64_t initial_margin = 0;  // after that run, micro-dollars
-  int64_t collateral = 0;      // after that run
-  int64_t amount_due = 0;      // initial_margin - collateral (> 0)
+  exchange::Amount initial_margin;  // after that run
+  exchange::Amount collateral;      // after that run
+  exchange::Amount amount_due;      // initial_margin - collateral (> 0)
   // The account's collateral now: its ledger balance, with every deposit,
   // withdrawal and run booked since.
-  int64_t collateral_now = 0;
+  exchange::Amount collateral_now;
   // What is still missing: initial_margin - collateral_now, or 0 once the
   // collateral covers the initial margin the call was computed against.
-  int64_t outstanding = 0;
+  exchange::Amount outstanding;
   bool met = false;  // outstanding == 0
 };
 

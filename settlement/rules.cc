@@ -151,23 +151,26 @@ int64_t BusinessCalendar::LastOfMonth(int year, int month) const {
 
 std::optional<Dsp> TradedDsp(const DspInput& in) {
   // A tick below one price unit cannot be rounded to; treat it as one unit.
-  const int64_t tick = std::max<int64_t>(in.tick, 1);
+  const int64_t tick = std::max<int64_t>(in.tick.units, 1);
+  const int64_t prior = in.prior.units;
   // Tier 1. A window with a non-positive notional is not a real window (the
   // engine never produces one) and is ignored.
   if (in.window_lots > 0 && in.window_notional > 0) {
-    const std::optional<int64_t> price = internal::RoundToTick(
-        in.window_notional, in.window_lots, tick, in.prior);
-    if (price.has_value()) return Dsp{*price, DspTier::k1};
+    const std::optional<int64_t> price =
+        internal::RoundToTick(in.window_notional, in.window_lots, tick, prior);
+    if (price.has_value()) return Dsp{exchange::Price{*price}, DspTier::k1};
   }
   // Tier 2. A side <= 0 is empty and does not clip; a crossed book clips by
   // the bid first, then by the offer.
-  if (in.last_trade > 0) {
-    int64_t price = in.last_trade;
-    if (in.best_bid > 0 && price < in.best_bid) price = in.best_bid;
-    if (in.best_ask > 0 && price > in.best_ask) price = in.best_ask;
+  if (in.last_trade.units > 0) {
+    int64_t price = in.last_trade.units;
+    const int64_t bid = in.best_bid.units;
+    const int64_t ask = in.best_ask.units;
+    if (bid > 0 && price < bid) price = bid;
+    if (ask > 0 && price > ask) price = ask;
     const std::optional<int64_t> rounded =
-        internal::RoundToTick(price, 1, tick, in.prior);
-    if (rounded.has_value()) return Dsp{*rounded, DspTier::k2};
+        internal::RoundToTick(price, 1, tick, prior);
+    if (rounded.has_value()) return Dsp{exchange::Price{*rounded}, DspTier::k2};
   }
   return std::nullopt;
 }
@@ -196,43 +199,47 @@ std::vector<Dsp> SettleRoot(std::span<const DspInput> months) {
     Int128 change = 0;
     for (std::size_t d = 1; d < n; ++d) {
       if (d <= i && source[i - d]) {
-        change = static_cast<Int128>(out[i - d].price) - months[i - d].prior;
+        change = static_cast<Int128>(out[i - d].price.units) -
+                 months[i - d].prior.units;
         break;
       }
       if (i + d < n && source[i + d]) {
-        change = static_cast<Int128>(out[i + d].price) - months[i + d].prior;
+        change = static_cast<Int128>(out[i + d].price.units) -
+                 months[i + d].prior.units;
         break;
       }
     }
-    const int64_t tick = std::max<int64_t>(in.tick, 1);
-    const Int128 raw = static_cast<Int128>(in.prior) + change;
+    const int64_t tick = std::max<int64_t>(in.tick.units, 1);
+    const Int128 raw = static_cast<Int128>(in.prior.units) + change;
     // On the tick (a no-op when the prior and the change are on it), and at
     // least one tick: a settlement price is never zero or negative.
     std::optional<int64_t> price =
-        internal::RoundToTick(raw, 1, tick, in.prior);
+        internal::RoundToTick(raw, 1, tick, in.prior.units);
     if (!price.has_value()) {
       price =
           raw > 0 ? std::numeric_limits<int64_t>::max() / tick * tick : tick;
     }
-    out[i] = Dsp{std::max(*price, tick), DspTier::k3};
+    out[i] = Dsp{exchange::Price{std::max(*price, tick)}, DspTier::k3};
   }
   return out;
 }
 
 // ---- Variation margin ----
 
-int64_t VariationMargin(int64_t gpu_hours, int64_t previous_position,
-                        int64_t previous_settle, int64_t settle,
-                        std::span<const Fill> fills) {
+exchange::Amount VariationMargin(int64_t gpu_hours, int64_t previous_position,
+                                 exchange::Price previous_settle,
+                                 exchange::Price settle,
+                                 std::span<const Fill> fills) {
   // The bracket in price units x lots, then x gpu_hours x micro-dollars per
   // price unit, exact in 128 bits; every step is checked so that inputs
   // outside the documented range saturate instead of wrapping.
   bool overflow = false;
   Int128 bracket = 0;
-  const auto add_term = [&](int64_t lots, int64_t from) {
+  const auto add_term = [&](int64_t lots, exchange::Price from) {
     Int128 term = 0;
     overflow |= __builtin_mul_overflow(
-        static_cast<Int128>(lots), static_cast<Int128>(settle) - from, &term);
+        static_cast<Int128>(lots),
+        static_cast<Int128>(settle.units) - from.units, &term);
     overflow |= __builtin_add_overflow(bracket, term, &bracket);
   };
   add_term(previous_position, previous_settle);
@@ -244,16 +251,16 @@ int64_t VariationMargin(int64_t gpu_hours, int64_t previous_position,
       money, static_cast<Int128>(kMicrosPerPriceUnit), &money);
   if (overflow) {
     const bool negative = (bracket < 0) != (gpu_hours < 0);
-    return negative ? std::numeric_limits<int64_t>::min()
-                    : std::numeric_limits<int64_t>::max();
+    return exchange::Amount{negative ? std::numeric_limits<int64_t>::min()
+                                     : std::numeric_limits<int64_t>::max()};
   }
-  return internal::Saturate(money);
+  return exchange::Amount{internal::Saturate(money)};
 }
 
 // ---- Final settlement price ----
 
 Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
-                         int64_t carried_in_micros) {
+                         exchange::IndexPrice carried_in) {
   Fsp fsp;
   if (fixings.empty() ||
       fixings.size() > std::numeric_limits<uint32_t>::max()) {
@@ -262,7 +269,7 @@ Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
   fsp.days = static_cast<uint32_t>(fixings.size());
   bool ok = true;
   // The last published value; 0 = none (an index value is always > 0).
-  int64_t carry = carried_in_micros > 0 ? carried_in_micros : 0;
+  int64_t carry = carried_in.micros > 0 ? carried_in.micros : 0;
   Int128 sum = 0;
   for (std::size_t i = 0; i < fixings.size(); ++i) {
     const MonthFixing& f = fixings[i];
@@ -270,10 +277,10 @@ Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
     // carried value depends on it.
     if (i > 0 && f.day <= fixings[i - 1].day) ok = false;
     if (f.has_value) {
-      if (f.value_micros <= 0) {
+      if (f.value.micros <= 0) {
         ok = false;  // not a value the index can publish
       } else {
-        carry = f.value_micros;
+        carry = f.value.micros;
       }
       if (f.from_trades) ++fsp.qualifying;
     }
@@ -289,24 +296,25 @@ Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
   const Int128 days = fsp.days;
   const Int128 thousandths =
       internal::FloorDiv(2 * sum + 1'000 * days, 2'000 * days);
-  fsp.price = internal::Saturate(thousandths * 10);
+  fsp.price = exchange::Price{internal::Saturate(thousandths * kFspStep)};
   fsp.ok = true;
   return fsp;
 }
 
 // ---- Spot cash ----
 
-int64_t SpotNotional(int64_t price, int64_t gpu_hours_per_lot, int64_t lots) {
+exchange::Amount SpotNotional(exchange::Price price, int64_t gpu_hours_per_lot,
+                              int64_t lots) {
   Int128 v = 0;
-  if (__builtin_mul_overflow(static_cast<Int128>(price) * kMicrosPerPriceUnit,
-                             static_cast<Int128>(gpu_hours_per_lot) * lots,
-                             &v)) {
+  if (__builtin_mul_overflow(
+          static_cast<Int128>(price.units) * kMicrosPerPriceUnit,
+          static_cast<Int128>(gpu_hours_per_lot) * lots, &v)) {
     const bool negative =
-        (price < 0) != ((gpu_hours_per_lot < 0) != (lots < 0));
-    return negative ? std::numeric_limits<int64_t>::min()
-                    : std::numeric_limits<int64_t>::max();
+        (price.units < 0) != ((gpu_hours_per_lot < 0) != (lots < 0));
+    return exchange::Amount{negative ? std::numeric_limits<int64_t>::min()
+                                     : std::numeric_limits<int64_t>::max()};
   }
-  return internal::Saturate(v);
+  return exchange::Amount{internal::Saturate(v)};
 }
 
 int64_t SpotCashDay(const BusinessCalendar& calendar, int64_t delivery_day) {

@@ -11,8 +11,10 @@
 namespace cfx::settlement {
 
 // The clearing rules of DESIGN.md §5 as pure functions (docs/settlement.md
-// states the same). Prices are exchange price units (1/10,000 USD per
-// GPU-hour, as cfx::exchange::Price); money is integer micro-dollars.
+// states the same). Prices are cfx::exchange::Price (price units, 1/10,000
+// USD per GPU-hour); money is cfx::exchange::Amount (integer micro-dollars).
+// Both are defined, and converted into each other, in exchange/core/
+// (types.h, money.h).
 
 inline constexpr int64_t kNanosPerSecond = 1'000'000'000;
 inline constexpr int64_t kNanosPerDay = 86'400 * kNanosPerSecond;
@@ -59,26 +61,26 @@ enum class DspTier : uint8_t { kNone = 0, k1 = 1, k2 = 2, k3 = 3, kFinal = 4 };
 
 // What the DSP of one contract on one business day sees.
 struct DspInput {
-  int64_t tick = 100;  // price units
+  exchange::Price tick{100};
   // The prior DSP, or (on the contract's first day) the initial reference:
   // the tie-break of Tier 1 and the base of Tier 3.
-  int64_t prior = 0;
-  // Tier 1: Σ price x lots and Σ lots of the fills in [settle - 15 min,
-  // settle).
+  exchange::Price prior;
+  // Tier 1: Σ price units x lots and Σ lots of the fills in [settle - 15
+  // min, settle).
   __extension__ __int128 window_notional = 0;
   int64_t window_lots = 0;
   // Tier 2: the day's last fill price (0 = none today), and the closing
   // best bid and offer (0 = that side empty).
-  int64_t last_trade = 0;
-  int64_t best_bid = 0;
-  int64_t best_ask = 0;
+  exchange::Price last_trade;
+  exchange::Price best_bid;
+  exchange::Price best_ask;
   // Today is the contract's last trading day: it settles FINAL at the FSP,
   // so it is never the month whose change a Tier 3 month takes.
   bool expiring = false;
 };
 
 struct Dsp {
-  int64_t price = 0;
+  exchange::Price price;
   DspTier tier = DspTier::kNone;
 };
 
@@ -99,8 +101,8 @@ std::vector<Dsp> SettleRoot(std::span<const DspInput> months);
 // ---- Variation margin ----
 
 struct Fill {
-  int64_t lots = 0;   // signed: buys > 0
-  int64_t price = 0;  // price units
+  int64_t lots = 0;  // signed: buys > 0
+  exchange::Price price;
 };
 
 // VM_t = gpu_hours x [position_{t-1} x (S_t - S_{t-1}) + Σ fills x (S_t -
@@ -109,9 +111,10 @@ struct Fill {
 // REQUIRES: prices in [0, 2^62), |previous_position| + Σ |lots| < 2^62 and
 // the exact result fits in int64 (|VM| < $9.2 trillion); outside that the
 // result saturates at INT64_MIN / INT64_MAX.
-int64_t VariationMargin(int64_t gpu_hours, int64_t previous_position,
-                        int64_t previous_settle, int64_t settle,
-                        std::span<const Fill> fills);
+exchange::Amount VariationMargin(int64_t gpu_hours, int64_t previous_position,
+                                 exchange::Price previous_settle,
+                                 exchange::Price settle,
+                                 std::span<const Fill> fills);
 
 // ---- Final settlement price (FSP) ----
 
@@ -119,7 +122,7 @@ int64_t VariationMargin(int64_t gpu_hours, int64_t previous_position,
 struct MonthFixing {
   int64_t day = 0;
   bool has_value = false;  // false: no print at all that day
-  int64_t value_micros = 0;
+  exchange::IndexPrice value;
   bool from_trades = false;  // Level 1a, 1b or 2
 };
 
@@ -127,7 +130,7 @@ struct MonthFixing {
 inline constexpr int64_t kFspStep = 10;
 
 struct Fsp {
-  int64_t price = 0;       // price units, a multiple of kFspStep ($0.001)
+  exchange::Price price;   // a multiple of kFspStep ($0.001)
   bool disrupted = false;  // fewer than 75 % (strictly) of days qualify
   uint32_t days = 0;
   uint32_t qualifying = 0;  // days with a Level 1a/1b/2 fixing
@@ -141,14 +144,15 @@ struct Fsp {
 // (`carried_in`, the value before the month, may be 0 = none) and does not
 // qualify. `fixings` are the month's business days in ascending order.
 Fsp FinalSettlementPrice(std::span<const MonthFixing> fixings,
-                         int64_t carried_in_micros);
+                         exchange::IndexPrice carried_in);
 
 // ---- Spot cash ----
 
 // Notional of a spot trade: price x gpu_hours_per_lot x lots, micro-dollars
 // (price x 100 x gpu_hours_per_lot x lots, exact). REQUIRES: the result fits
 // in int64; otherwise it saturates at INT64_MIN / INT64_MAX.
-int64_t SpotNotional(int64_t price, int64_t gpu_hours_per_lot, int64_t lots);
+exchange::Amount SpotNotional(exchange::Price price, int64_t gpu_hours_per_lot,
+                              int64_t lots);
 
 // The business day whose run pays a spot trade delivered on `delivery_day`:
 // that day, or the next business day.

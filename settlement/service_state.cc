@@ -122,7 +122,7 @@ void PutCashLine(ByteWriter& w, const CashLine& c) {
   w.Put<uint8_t>(static_cast<uint8_t>(c.movement.kind));
   w.Put<uint32_t>(c.movement.account);
   w.Put<uint64_t>(c.movement.ref);
-  w.Put<int64_t>(c.movement.amount_micros);
+  w.Put<int64_t>(c.movement.amount.micros);
   w.Put<uint32_t>(c.member);
   w.Put<uint8_t>(static_cast<uint8_t>(c.counterparty));
 }
@@ -132,7 +132,7 @@ void GetCashLine(ByteReader& r, CashLine* c) {
   c->movement.kind = static_cast<MovementKind>(r.Get<uint8_t>());
   c->movement.account = r.Get<uint32_t>();
   c->movement.ref = r.Get<uint64_t>();
-  c->movement.amount_micros = r.Get<int64_t>();
+  c->movement.amount.micros = r.Get<int64_t>();
   c->member = r.Get<uint32_t>();
   c->counterparty = static_cast<BookKind>(r.Get<uint8_t>());
 }
@@ -150,7 +150,7 @@ bool GetCashLines(ByteReader& r, std::vector<CashLine>* v) {
 
 void PutContract(ByteWriter& w, const ContractSettlement& c) {
   w.Put<uint32_t>(c.instrument);
-  w.Put<int64_t>(c.price);
+  w.Put<int64_t>(c.price.units);
   w.Put<uint8_t>(static_cast<uint8_t>(c.tier));
   w.Put<uint8_t>(c.final ? 1 : 0);
   w.Put<uint8_t>(c.disrupted ? 1 : 0);
@@ -158,7 +158,7 @@ void PutContract(ByteWriter& w, const ContractSettlement& c) {
 }
 bool GetContract(ByteReader& r, ContractSettlement* c) {
   c->instrument = r.Get<uint32_t>();
-  c->price = r.Get<int64_t>();
+  c->price.units = r.Get<int64_t>();
   const uint8_t tier = r.Get<uint8_t>();
   c->final = r.Get<uint8_t>() != 0;
   c->disrupted = r.Get<uint8_t>() != 0;
@@ -422,16 +422,16 @@ std::string EncodeDay(const RunReport& report, const RunResult& result) {
     for (const AccountSettlement::Line& l : a.positions) {
       w.Put<uint32_t>(l.instrument);
       w.Put<int64_t>(l.position);
-      w.Put<int64_t>(l.variation_margin);
+      w.Put<int64_t>(l.variation_margin.micros);
       w.Put<uint8_t>(l.closed ? 1 : 0);
       w.Put<int64_t>(l.final_quantity);
     }
     w.Put<int64_t>(a.fills);
-    w.Put<int64_t>(a.variation_margin);
-    w.Put<int64_t>(a.spot_cash);
-    w.Put<int64_t>(a.initial_margin);
-    w.Put<int64_t>(a.collateral);
-    w.Put<int64_t>(a.margin_call);
+    w.Put<int64_t>(a.variation_margin.micros);
+    w.Put<int64_t>(a.spot_cash.micros);
+    w.Put<int64_t>(a.initial_margin.micros);
+    w.Put<int64_t>(a.collateral.micros);
+    w.Put<int64_t>(a.margin_call.micros);
   }
   w.Put<uint64_t>(report.fills);
   w.Put<uint64_t>(report.spot_trades_paid);
@@ -444,7 +444,7 @@ std::string EncodeDay(const RunReport& report, const RunResult& result) {
     w.Put<uint32_t>(t.member);
     w.Put<uint32_t>(t.instrument);
     w.Put<int64_t>(t.lots);
-    w.Put<int64_t>(t.price);
+    w.Put<int64_t>(t.price.units);
     w.Put<uint8_t>(t.busted ? 1 : 0);
   }
   PutCashLines(w, report.cash);
@@ -482,16 +482,16 @@ Status DecodeDay(std::string_view in, RunReport* report, RunResult* result) {
     for (AccountSettlement::Line& l : a.positions) {
       l.instrument = r.Get<uint32_t>();
       l.position = r.Get<int64_t>();
-      l.variation_margin = r.Get<int64_t>();
+      l.variation_margin.micros = r.Get<int64_t>();
       l.closed = r.Get<uint8_t>() != 0;
       l.final_quantity = r.Get<int64_t>();
     }
     a.fills = r.Get<int64_t>();
-    a.variation_margin = r.Get<int64_t>();
-    a.spot_cash = r.Get<int64_t>();
-    a.initial_margin = r.Get<int64_t>();
-    a.collateral = r.Get<int64_t>();
-    a.margin_call = r.Get<int64_t>();
+    a.variation_margin.micros = r.Get<int64_t>();
+    a.spot_cash.micros = r.Get<int64_t>();
+    a.initial_margin.micros = r.Get<int64_t>();
+    a.collateral.micros = r.Get<int64_t>();
+    a.margin_call.micros = r.Get<int64_t>();
   }
   report->fills = r.Get<uint64_t>();
   report->spot_trades_paid = r.Get<uint64_t>();
@@ -506,7 +506,7 @@ Status DecodeDay(std::string_view in, RunReport* report, RunResult* result) {
     t.member = r.Get<uint32_t>();
     t.instrument = r.Get<uint32_t>();
     t.lots = r.Get<int64_t>();
-    t.price = r.Get<int64_t>();
+    t.price.units = r.Get<int64_t>();
     t.busted = r.Get<uint8_t>() != 0;
   }
   if (!GetCashLines(r, &report->cash)) return bad("the cash movements");

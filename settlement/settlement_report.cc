@@ -10,25 +10,24 @@
 
 namespace cfx::settlement {
 
-std::string AmountText(int64_t micros) {
-  return exchange::FormatAmount(exchange::Amount{micros});
+std::string AmountText(exchange::Amount amount) {
+  return exchange::FormatAmount(amount);
 }
 
 std::string SettlementPriceText(const SettlementConfig& config,
                                 const ContractSettlement& c) {
   if (c.final) {
-    return exchange::FormatPrice(exchange::Price{c.price},
-                                 exchange::Price{kFspStep});
+    return exchange::FormatPrice(c.price, exchange::Price{kFspStep});
   }
   return TickPriceText(config, c.instrument, c.price);
 }
 
 std::string TickPriceText(const SettlementConfig& config, uint32_t instrument,
-                          int64_t price) {
+                          exchange::Price price) {
   const int64_t tick = instrument < config.instruments.size()
                            ? config.instruments[instrument].tick.units
                            : 0;
-  return exchange::FormatPrice(exchange::Price{price}, exchange::Price{tick});
+  return exchange::FormatPrice(price, exchange::Price{tick});
 }
 
 const char* TierName(DspTier tier) {
@@ -113,8 +112,8 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
   bool first = true;
   for (const AccountSettlement& a : r.accounts) {
     if (!visible(a.member)) continue;
-    if (a.positions.empty() && a.variation_margin == 0 && a.spot_cash == 0 &&
-        a.initial_margin == 0) {
+    if (a.positions.empty() && a.variation_margin.micros == 0 &&
+        a.spot_cash.micros == 0 && a.initial_margin.micros == 0) {
       continue;
     }
     if (!first) out += ',';
@@ -165,7 +164,7 @@ std::string ReportJson(const SettlementConfig& config, const RunReport& r,
     first = false;
     out += "{\"kind\":\"" + std::string(MovementKindName(c.movement.kind)) +
            "\",\"account\":" + Quoted(AccountName(config, c.movement.account)) +
-           ",\"amount\":\"" + AmountText(c.movement.amount_micros) +
+           ",\"amount\":\"" + AmountText(c.movement.amount) +
            "\",\"counterparty\":\"" + CounterpartyName(c.counterparty) +
            "\",\"reference\":" + Quoted(MovementReference(config, c.movement)) +
            "}";

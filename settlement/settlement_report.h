@@ -15,7 +15,7 @@ namespace cfx::settlement {
 // "YYYY-MM-DD" (exchange::FormatDay, exchange/civil_date.h).
 
 // Money: USD with exactly six decimals (exchange::FormatAmount).
-std::string AmountText(int64_t micros);
+std::string AmountText(exchange::Amount amount);
 // A contract's settlement price at the precision of its rule: a DSP at the
 // contract's tick ("5.90"), an FSP at $0.001 ("5.808").
 std::string SettlementPriceText(const SettlementConfig& config,
@@ -23,7 +23,7 @@ std::string SettlementPriceText(const SettlementConfig& config,
 // A price of `instrument` (a trade, a prior DSP, the initial reference) at
 // the instrument's tick.
 std::string TickPriceText(const SettlementConfig& config, uint32_t instrument,
-                          int64_t price);
+                          exchange::Price price);
 // "1", "2", "3", "FINAL"; "" for kNone.
 const char* TierName(DspTier tier);
 // "CLEARING-HOUSE" (kHouse), "BANK" (kBank); "" for the other books.

@@ -56,7 +56,7 @@ void SettlementService::State::Init() {
       Movement m;
       m.kind = MovementKind::kDeposit;
       m.account = static_cast<uint32_t>(a);
-      m.amount_micros = config.opening_collateral[a].micros;
+      m.amount.micros = config.opening_collateral[a].micros;
       transfers.push_back({m, MemberOf(m.account), ChainEnd(m.kind)});
     }
   }
@@ -71,7 +71,7 @@ Status SettlementService::State::BookOpeningCollateral() {
     m.kind = MovementKind::kDeposit;
     m.account = static_cast<uint32_t>(a);
     m.ref = 0;
-    m.amount_micros = amount;
+    m.amount.micros = amount;
     Status st = ledger->PostTransfer(m);
     if (!st.ok()) return st;
   }
@@ -151,10 +151,10 @@ void SettlementService::State::OnTransfer(const Event& e) {
       amount.micros > 0 ? MovementKind::kDeposit : MovementKind::kWithdrawal;
   m.account = e.account.value;
   m.ref = e.seq.value;
-  m.amount_micros = amount.micros;
+  m.amount = amount;
   if (m.account < cash.size()) {
-    cash[m.account].micros += m.amount_micros;
-    transferred[m.account].micros += m.amount_micros;
+    cash[m.account].micros += m.amount.micros;
+    transferred[m.account].micros += m.amount.micros;
   }
   const Status st = ledger->PostTransfer(m);
   if (!st.ok() && status.ok()) status = st;
@@ -352,9 +352,10 @@ std::vector<int64_t> SettlementService::SettledDates() const {
   return out;
 }
 
-int64_t SettlementService::LastSettlementPrice(uint32_t instrument) const {
-  return instrument < s_->futures.size() ? s_->futures[instrument].settle.units
-                                         : 0;
+exchange::Price SettlementService::LastSettlementPrice(
+    uint32_t instrument) const {
+  return instrument < s_->futures.size() ? s_->futures[instrument].settle
+                                         : exchange::Price{};
 }
 
 int64_t SettlementService::Position(uint32_t account,

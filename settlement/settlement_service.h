@@ -59,7 +59,7 @@ using FixingLookup = index::FixingLookup;
 // One contract's settlement price of a run.
 struct ContractSettlement {
   uint32_t instrument = 0;
-  int64_t price = 0;  // price units: the DSP, or the FSP on the last day
+  exchange::Price price;  // the DSP, or the FSP on the last day
   DspTier tier = DspTier::kNone;
   bool final = false;         // last trading day: FSP, positions closed
   bool disrupted = false;     // FSP flagged DISRUPTED
@@ -76,21 +76,21 @@ struct AccountSettlement {
   struct Line {
     uint32_t instrument = 0;
     int64_t position = 0;
-    int64_t variation_margin = 0;
+    exchange::Amount variation_margin;
     // Closed by final settlement today: `final_quantity` lots (signed) were
     // settled at the FSP and `position` is 0.
     bool closed = false;
     int64_t final_quantity = 0;
   };
   std::vector<Line> positions;
-  int64_t fills = 0;             // fills counted today
-  int64_t variation_margin = 0;  // Σ of the lines
-  int64_t spot_cash = 0;         // received (> 0) or paid (< 0)
-  int64_t initial_margin = 0;    // after the run, at the new prices
-  int64_t collateral = 0;        // ledger balance after the run
+  int64_t fills = 0;                  // fills counted today
+  exchange::Amount variation_margin;  // Σ of the lines
+  exchange::Amount spot_cash;         // received (> 0) or paid (< 0)
+  exchange::Amount initial_margin;    // after the run, at the new prices
+  exchange::Amount collateral;        // ledger balance after the run
   // The margin call the run issues: initial_margin - collateral when the
   // collateral is below the initial margin, else 0 (margin_call.h).
-  int64_t margin_call = 0;
+  exchange::Amount margin_call;
 };
 
 // One fill of the business day: one side of a futures or spot trade.
@@ -100,8 +100,8 @@ struct TradeLine {
   uint32_t account = 0;
   uint32_t member = 0;
   uint32_t instrument = 0;
-  int64_t lots = 0;     // signed: bought > 0, sold < 0
-  int64_t price = 0;    // price units
+  int64_t lots = 0;  // signed: bought > 0, sold < 0
+  exchange::Price price;
   bool busted = false;  // a spot trade busted before the run
 };
 
@@ -216,7 +216,7 @@ class SettlementService {
   const RunReport* Report(int64_t date) const;
   std::vector<int64_t> SettledDates() const;
   // The contract's last settlement price (0 = none yet).
-  int64_t LastSettlementPrice(uint32_t instrument) const;
+  exchange::Price LastSettlementPrice(uint32_t instrument) const;
   // The position of `account` in `instrument` as of the last run.
   int64_t Position(uint32_t account, uint32_t instrument) const;
   // The results of the settled dates whose bookings the engine has not

@@ -1,6 +1,7 @@
 // Prices as money: the one conversion between price units (1/10,000 USD,
-// types.h) and micro-dollars, and the notional of an order or trade. Every
-// part of CFX that turns a price into money calls these.
+// types.h) and micro-dollars (index prices, types.h), and the notional of an
+// order or trade. Every part of CFX that turns a price into micro-dollars,
+// or an index price into a price, calls these.
 
 #pragma once
 
@@ -15,15 +16,15 @@ namespace cfx::exchange {
 inline constexpr int64_t kMicrosPerPriceUnit =
     kMicrosPerUsd / kPriceUnitsPerUsd;
 
-// `price` in micro-dollars. REQUIRES: the result fits in int64
-// (|price.units| <= INT64_MAX / 100).
-constexpr int64_t PriceToMicros(Price price) {
-  return price.units * kMicrosPerPriceUnit;
+// `price` on the index's grid, in micro-dollars per GPU-hour (exact).
+// REQUIRES: the result fits in int64 (|price.units| <= INT64_MAX / 100).
+constexpr IndexPrice ToIndexPrice(Price price) {
+  return IndexPrice{price.units * kMicrosPerPriceUnit};
 }
 
-// The whole price units in `micros` micro-dollars, rounded toward zero.
-constexpr Price PriceFromMicros(int64_t micros) {
-  return Price{micros / kMicrosPerPriceUnit};
+// The whole price units in `price`, rounded toward zero.
+constexpr Price PriceFromIndex(IndexPrice price) {
+  return Price{price.micros / kMicrosPerPriceUnit};
 }
 
 // The notional of `quantity` lots of `gpu_hours_per_lot` GPU-hours each at

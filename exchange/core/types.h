@@ -34,6 +34,15 @@ struct Amount {
   friend constexpr auto operator<=>(Amount, Amount) = default;
 };
 
+// An index price: USD per GPU-hour in integer micro-dollars, the grid the
+// index computes and publishes on (prints, the spot trade prices they are
+// computed from, the fixings final settlement averages); finer than Price
+// (one price unit = 100 micro-dollars). money.h converts between the two.
+struct IndexPrice {
+  int64_t micros = 0;
+  friend constexpr auto operator<=>(IndexPrice, IndexPrice) = default;
+};
+
 // Exchange-assigned order id: dense, from 1, in order of acceptance.
 struct OrderId {
   uint64_t value = 0;

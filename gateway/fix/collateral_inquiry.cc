@@ -99,7 +99,8 @@ std::vector<Message> AnswerCollateralInquiry(
     r.Add(tag::kClearingBusinessDate, fix_date);
     r.Add(tag::kCurrency, "USD");
     r.Add(tag::kMarginExcess,
-          settlement::AmountText(c.collateral - c.initial_margin));
+          settlement::AmountText(
+              exchange::Amount{c.collateral.micros - c.initial_margin.micros}));
     r.Add(tag::kTotalNetValue, settlement::AmountText(c.collateral));
     r.Add(tag::kCashOutstanding, settlement::AmountText(c.outstanding));
     r.Add(tag::kCfxInitialMargin, settlement::AmountText(c.initial_margin));

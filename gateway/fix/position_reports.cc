@@ -74,7 +74,7 @@ Message PositionReport(const SettlementConfig& sc, const std::string& req_id,
         prior != nullptr ? settlement::SettlementPriceText(sc, *prior)
                          : settlement::TickPriceText(
                                sc, l.instrument,
-                               sc.instruments[l.instrument].initial_reference.units));
+                               sc.instruments[l.instrument].initial_reference));
   r.Add(tag::kCfxSettlementTier, settlement::TierName(c.tier));
   if (c.final)
     r.Add(tag::kCfxFinalSettlementDisrupted, c.disrupted ? "Y" : "N");

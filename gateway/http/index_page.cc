@@ -165,8 +165,8 @@ struct ChartScale {
         day_min = std::min(day_min, p.day);
         day_max = std::max(day_max, p.day);
         if (p.has_value) {
-          v_min = std::min(v_min, p.value_micros);
-          v_max = std::max(v_max, p.value_micros);
+          v_min = std::min(v_min, p.value.micros);
+          v_max = std::max(v_max, p.value.micros);
         }
       }
     }
@@ -250,7 +250,7 @@ void AppendSeries(const IndexSeries& s, const char* colour,
   for (const Print& p : s.prints) {
     if (!p.has_value) continue;
     if (!points.empty()) points += ' ';
-    points += Coord(scale.XOf(p.day)) + "," + Coord(scale.YOf(p.value_micros));
+    points += Coord(scale.XOf(p.day)) + "," + Coord(scale.YOf(p.value.micros));
   }
   if (!points.empty()) {
     *out += "<polyline class=\"series\" data-index=\"" + name +
@@ -260,7 +260,7 @@ void AppendSeries(const IndexSeries& s, const char* colour,
   for (const Print& p : s.prints) {
     const std::string level = LevelText(p.level);
     const std::string date = FormatDay(p.day);
-    const double y = p.has_value ? scale.YOf(p.value_micros) : kPlotBottom;
+    const double y = p.has_value ? scale.YOf(p.value.micros) : kPlotBottom;
     *out += "<g class=\"print\" data-index=\"" + name + "\" data-date=\"" +
             Escaped(date) + "\" data-level=\"" + Escaped(level) + "\">";
     std::string title = IndexName(s.grade) + " " + date + ": " + ValueText(p) +

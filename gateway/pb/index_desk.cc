@@ -143,7 +143,7 @@ void IndexDesk::ToWire(const index::Print& p, w::IndexPrint* out) const {
   out->set_has_value(p.has_value);
   if (r.value.has_value()) {
     out->set_value(*r.value);
-    out->set_value_micros(p.value_micros);
+    out->set_value_micros(p.value.micros);
   }
   out->set_trade_count(p.trade_count);
   out->set_distinct_sellers(p.sellers);
@@ -151,9 +151,9 @@ void IndexDesk::ToWire(const index::Print& p, w::IndexPrint* out) const {
   out->set_gpu_hours(p.gpu_hours);
   if (r.p25.has_value() && r.p75.has_value()) {
     out->set_p25(*r.p25);
-    out->set_p25_micros(p.p25_micros);
+    out->set_p25_micros(p.p25.micros);
     out->set_p75(*r.p75);
-    out->set_p75_micros(p.p75_micros);
+    out->set_p75_micros(p.p75.micros);
   }
   for (const uint32_t k : r.partitions_used) out->add_partitions_used(k);
   if (r.usd_per_million_tokens.has_value()) {
@@ -180,13 +180,13 @@ index::Print PrintFromWire(const w::IndexPrint& m) {
                 ? static_cast<index::Level>(level)
                 : index::Level::kNone;
   p.has_value = m.has_value();
-  p.value_micros = m.value_micros();
+  p.value.micros = m.value_micros();
   p.trade_count = m.trade_count();
   p.sellers = m.distinct_sellers();
   p.buyers = m.distinct_buyers();
   p.gpu_hours = m.gpu_hours();
-  p.p25_micros = m.p25_micros();
-  p.p75_micros = m.p75_micros();
+  p.p25.micros = m.p25_micros();
+  p.p75.micros = m.p75_micros();
   for (const uint32_t k : m.partitions_used()) {
     if (k >= 1 && k <= 32) p.partitions_used |= uint32_t{1} << (k - 1);
   }
@@ -334,8 +334,8 @@ std::vector<w::Envelope> IndexDesk::Explain(
     w::IndexPartition* o = x->add_partitions();
     o->set_partition(pv.partition);
     o->set_trade_count(pv.trades);
-    o->set_vwm(FormatMicros(pv.vwm_micros, kDecimals));
-    o->set_vwm_micros(pv.vwm_micros);
+    o->set_vwm(FormatMicros(pv.vwm.micros, kDecimals));
+    o->set_vwm_micros(pv.vwm.micros);
   }
   std::size_t used = out[0].ByteSizeLong();
   // Starts the next message when `n` more bytes would not fit this one.
@@ -357,8 +357,8 @@ std::vector<w::Envelope> IndexDesk::Explain(
     w::IndexContributingTrade t;
     t.set_trade_id(c.trade.trade_id);
     t.set_age_days(static_cast<uint32_t>(std::max<int64_t>(c.age, 0)));
-    t.set_price(FormatMicros(c.trade.price_micros, kDecimals));
-    t.set_price_micros(c.trade.price_micros);
+    t.set_price(FormatMicros(c.trade.price.micros, kDecimals));
+    t.set_price_micros(c.trade.price.micros);
     t.set_gpu_hours(c.gpu_hours);
     t.set_weight(FormatMicros(c.weight, kDecimals));
     t.set_weight_micros(c.weight);
@@ -383,8 +383,8 @@ std::vector<w::Envelope> IndexDesk::Explain(
     w::IndexExcludedTrade t;
     t.set_trade_id(e.trade.trade_id);
     t.set_age_days(static_cast<uint32_t>(std::max<int64_t>(e.age, 0)));
-    t.set_price(FormatMicros(e.trade.price_micros, kDecimals));
-    t.set_price_micros(e.trade.price_micros);
+    t.set_price(FormatMicros(e.trade.price.micros, kDecimals));
+    t.set_price_micros(e.trade.price.micros);
     t.set_reason(std::string(e.reason));
     const std::size_t n = t.ByteSizeLong() + kElementOverhead;
     room(n);

@@ -141,7 +141,7 @@ void ToWire(const settlement::SettlementConfig& config,
   out->set_kind(std::string(settlement::MovementKindName(c.movement.kind)));
   out->set_account(settlement::AccountName(config, c.movement.account));
   out->set_clearing_member(settlement::MemberName(config, c.member));
-  out->set_amount(AmountText(c.movement.amount_micros));
+  out->set_amount(AmountText(c.movement.amount));
   out->set_counterparty(settlement::CounterpartyName(c.counterparty));
   out->set_reference(settlement::MovementReference(config, c.movement));
 }
@@ -429,7 +429,7 @@ SettlementDesk::Request SettlementDesk::Collateral(
   }
   const bool withdraw = m.action() == w::COLLATERAL_ACTION_WITHDRAW;
   const int64_t signed_micros = withdraw ? -*micros : *micros;
-  ack.set_amount(AmountText(signed_micros));
+  ack.set_amount(AmountText(exchange::Amount{signed_micros}));
   r.submit = true;
   r.cmd.type = exchange::CommandType::kCollateral;
   r.cmd.account = account->id;
@@ -464,7 +464,7 @@ bool SettlementDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
   ack->set_seq(e.seq.value);
   if (e.type == exchange::EventType::kCollateralChanged) {
     ack->set_accepted(true);
-    ack->set_collateral_after(AmountText(e.collateral().micros));
+    ack->set_collateral_after(AmountText(e.collateral()));
     return true;
   }
   const exchange::RejectCode code = e.reject_code();

@@ -328,14 +328,14 @@ void ServiceFeed::QueueSettlement(const settlement::RunResult& r, bool prices) {
 // Sequenced, so that a replay of the journal reproduces it. The grade table
 // is configuration, fixed at Open.
 void ServiceFeed::QueueSpotReference(const index::Print& print) {
-  if (!print.has_value || print.value_micros <= 0) return;
+  if (!print.has_value || print.value.micros <= 0) return;
   const std::vector<uint32_t>& grade_of = index_->config().instrument_grade;
   for (uint32_t id = 1; id < grade_of.size(); ++id) {
     if (grade_of[id] != print.grade + 1) continue;
     exchange::Command cmd;
     cmd.type = exchange::CommandType::kSetReferencePrice;
     cmd.instrument = exchange::InstrumentId{id};
-    cmd.price = exchange::PriceFromMicros(print.value_micros);
+    cmd.price = exchange::PriceFromIndex(print.value);
     Emit(cmd);
   }
 }

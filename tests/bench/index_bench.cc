@@ -286,7 +286,7 @@ IndexTrade ReferenceTrade(const IndexConfig& c, const GenTrade& t,
   IndexTrade r;
   r.trade_id = trade_id;
   r.ts_ns = t.ts_ns;
-  r.price_micros = t.price_units * kMicrosPerPriceUnit;
+  r.price.micros = t.price_units * kMicrosPerPriceUnit;
   r.lots = t.lots;
   r.seller = c.account_firm[t.seller_account];
   r.buyer = c.account_firm[t.buyer_account];
@@ -643,10 +643,10 @@ void PrintIndexHuman(std::FILE* out, const IndexBenchOptions&,
                "  print          %s %s, %s trades, %u sellers, %u buyers, %s "
                "GPU-hours, p25 %s, p75 %s\n",
                std::string(index::LevelName(p.level)).c_str(),
-               Dollars(p.value_micros).c_str(),
+               Dollars(p.value.micros).c_str(),
                WithCommas(p.trade_count).c_str(), p.sellers, p.buyers,
                WithCommas(static_cast<uint64_t>(p.gpu_hours)).c_str(),
-               Dollars(p.p25_micros).c_str(), Dollars(p.p75_micros).c_str());
+               Dollars(p.p25.micros).c_str(), Dollars(p.p75.micros).c_str());
   std::fprintf(out,
                "  machine        %u CPUs (%s), load average %s before the "
                "runs; steady_clock read %llu ns\n",
@@ -710,8 +710,8 @@ void PrintIndexJson(std::FILE* out, const IndexBenchOptions& o,
                "\"gpu_hours\":%lld,\"p25_micros\":%lld,\"p75_micros\":%lld,"
                "\"partitions_used\":%u},",
                std::string(index::LevelName(p.level)).c_str(),
-               ll(p.value_micros), p.trade_count, p.sellers, p.buyers,
-               ll(p.gpu_hours), ll(p.p25_micros), ll(p.p75_micros),
+               ll(p.value.micros), p.trade_count, p.sellers, p.buyers,
+               ll(p.gpu_hours), ll(p.p25.micros), ll(p.p75.micros),
                p.partitions_used);
   std::fprintf(out,
                "\"machine\":{\"cpus\":%u,\"cpu_model\":\"%s\","

@@ -19,7 +19,7 @@ inline std::string Dump(const Explanation& ex) {
     out << "X " << e.trade.trade_id << ' ' << e.age << ' ' << e.reason << '\n';
   }
   for (const auto& p : ex.partitions) {
-    out << "P " << p.partition << ' ' << p.trades << ' ' << p.vwm_micros
+    out << "P " << p.partition << ' ' << p.trades << ' ' << p.vwm.micros
         << '\n';
   }
   for (const auto& n : ex.notes) out << "N " << n << '\n';

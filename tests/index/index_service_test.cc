@@ -149,7 +149,7 @@ TEST(IndexServiceTest, FixingEventFixesEveryGradeFromItsSpotTrades) {
     IndexTrade t;
     t.trade_id = e.trade_id.value;
     t.ts_ns = e.ts.nanos;
-    t.price_micros = e.price.units * 100;
+    t.price.micros = e.price.units * 100;
     t.lots = e.quantity.lots;
     t.seller = e.counter_account.value;
     t.buyer = e.account.value;
@@ -181,7 +181,7 @@ TEST(IndexServiceTest, FixingsReadTheLatestPrintOfTheDay) {
   const std::optional<Fixing> std_fixing = fixings(0, kDay0);
   ASSERT_TRUE(std_fixing.has_value());
   EXPECT_TRUE(std_fixing->has_value);
-  EXPECT_EQ(std_fixing->value_micros, svc->Find(0, kDay0)->value_micros);
+  EXPECT_EQ(std_fixing->value.micros, svc->Find(0, kDay0)->value.micros);
   EXPECT_TRUE(std_fixing->from_trades);  // Level 1a
   const std::optional<Fixing> prm = fixings(1, kDay0);  // DISRUPTED
   ASSERT_TRUE(prm.has_value());
@@ -212,12 +212,12 @@ TEST(IndexServiceTest, OrdersQuotesAndFuturesTradesMoveNoPrint) {
   // Trade ids differ by the futures trade's; everything else is equal.
   Print px = *x->Find(0, kDay0);
   Print py = *y->Find(0, kDay0);
-  EXPECT_EQ(px.value_micros, py.value_micros);
+  EXPECT_EQ(px.value.micros, py.value.micros);
   EXPECT_EQ(px.level, py.level);
   EXPECT_EQ(px.trade_count, py.trade_count);
   EXPECT_EQ(px.gpu_hours, py.gpu_hours);
-  EXPECT_EQ(px.p25_micros, py.p25_micros);
-  EXPECT_EQ(px.p75_micros, py.p75_micros);
+  EXPECT_EQ(px.p25.micros, py.p25.micros);
+  EXPECT_EQ(px.p75.micros, py.p75.micros);
 }
 
 TEST(IndexServiceTest, TradeAtTheFixingInstantBelongsToTheNextDay) {
@@ -580,7 +580,7 @@ TEST(IndexServiceTest, BustInsideTheWindowRestatesWhenTheValueMoves) {
   const Print& after = printed[0];
   EXPECT_EQ(after.revision, 1u);
   EXPECT_EQ(after.computed_at_ns, FixingAt(kDay0) + kHour);
-  EXPECT_LT(after.value_micros, before.value_micros);
+  EXPECT_LT(after.value.micros, before.value.micros);
   EXPECT_EQ(after.trade_count, 12u);
   EXPECT_EQ(svc->Revisions(0, kDay0).size(), 2u);
   EXPECT_EQ(*svc->Find(0, kDay0), after);
@@ -659,8 +659,8 @@ TEST(IndexServiceTest, GradeWithoutTradesFixesAtLevelThreeOffTheOther) {
   EXPECT_EQ(prm->level, Level::k3);
   // I_d = I_{d-1} x R_d / R_{d-1}, rounded half-up to $0.001.
   const Int128 num =
-      static_cast<Int128>(prm_prev->value_micros) * std_today->value_micros;
-  EXPECT_EQ(prm->value_micros, RoundHalfUp(num, std_prev->value_micros, 1'000));
+      static_cast<Int128>(prm_prev->value.micros) * std_today->value.micros;
+  EXPECT_EQ(prm->value.micros, RoundHalfUp(num, std_prev->value.micros, 1'000));
 }
 
 }  // namespace

@@ -56,8 +56,8 @@ struct RandomCase {
         t.trade_id = pick(0, 9) == 0 && next_id > 1 ? next_id - 1 : next_id++;
         // Mostly inside the window, some just outside it.
         t.ts_ns = begin + pick(-kNanosPerDay / 20, kNanosPerDay * 21 / 20);
-        t.price_micros = 5'000'000 + 10'000 * pick(0, 6) * pick(1, 3);
-        if (pick(0, 40) == 0) t.price_micros = pick(0, 1) ? 1'000 : 99'000'000;
+        t.price.micros = 5'000'000 + 10'000 * pick(0, 6) * pick(1, 3);
+        if (pick(0, 40) == 0) t.price.micros = pick(0, 1) ? 1'000 : 99'000'000;
         t.lots = huge_lots ? pick(1'000'000, 5'000'000) : pick(1, 5);
         if (pick(0, 60) == 0) t.lots = 0;
         t.seller = firm_base + static_cast<uint32_t>(pick(0, firms - 1));
@@ -80,7 +80,7 @@ struct RandomCase {
       has_prev[a] = pick(0, 3) != 0;
       prev[a].level = static_cast<Level>(pick(1, 6));
       prev[a].has_value = pick(0, 8) != 0;
-      prev[a].value_micros = 1'000 * pick(4'000, 7'000);
+      prev[a].value.micros = 1'000 * pick(4'000, 7'000);
       prev[a].carry_run = static_cast<uint32_t>(pick(0, 4));
       // An exact T, sometimes with a fraction of a thousandth.
       prev[a].attested_tokens = ReducedRatio(
@@ -91,9 +91,9 @@ struct RandomCase {
     has_other = pick(0, 1) == 0;
     other_today.level = static_cast<Level>(pick(1, 6));
     other_today.has_value = true;
-    other_today.value_micros = 1'000 * pick(5'000, 7'000);
+    other_today.value.micros = 1'000 * pick(5'000, 7'000);
     other_prev.has_value = pick(0, 5) != 0;
-    other_prev.value_micros = 1'000 * pick(5'000, 7'000);
+    other_prev.value.micros = 1'000 * pick(5'000, 7'000);
     as_of_ns = config.FixingNs(kDay) + pick(-2, 2);
   }
 
@@ -127,8 +127,8 @@ void ExpectSameAsReference(uint64_t seed, bool wide_firm_ids, bool huge_lots,
   const Print p = ComputeFixing(c.config, in, &ex);
   const Print ref = reference::ReferenceFixing(c.config, in, &ref_ex);
   EXPECT_TRUE(p == ref) << "level " << LevelName(p.level) << " vs "
-                        << LevelName(ref.level) << ", value " << p.value_micros
-                        << " vs " << ref.value_micros;
+                        << LevelName(ref.level) << ", value " << p.value.micros
+                        << " vs " << ref.value.micros;
   EXPECT_EQ(Dump(ex), Dump(ref_ex));
   // Without an explanation the print is the same.
   EXPECT_TRUE(ComputeFixing(c.config, in, nullptr) == p);

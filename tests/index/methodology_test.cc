@@ -35,7 +35,7 @@ IndexTrade Trade(uint64_t id, int64_t price_micros, int64_t lots,
   t.trade_id = id;
   t.ts_ns = c.FixingNs(day - 1) + (partition - 1) * 4 * kHour +
             static_cast<int64_t>(id % 200) * kMinute;
-  t.price_micros = price_micros;
+  t.price.micros = price_micros;
   t.lots = lots;
   t.seller = seller;
   t.buyer = buyer;
@@ -49,7 +49,7 @@ Print PrintAt(Level level, int64_t value_micros, uint32_t carry_run = 0,
   Print p;
   p.level = level;
   p.has_value = true;
-  p.value_micros = value_micros;
+  p.value.micros = value_micros;
   p.carry_run = carry_run;
   p.attested_milli_tokens = attested_milli_tokens;
   p.attested_tokens = ReducedRatio(WideUint(attested_milli_tokens),
@@ -138,13 +138,13 @@ TEST(Methodology, Level1aIsThePlainMeanOfPartitionMedians) {
   // I = (2.10 + 2.30 + 2.30 + 2.50 + 2.36) / 5 = 11.56 / 5 = 2.312.
   EXPECT_EQ(p.level, Level::k1a);
   ASSERT_TRUE(p.has_value);
-  EXPECT_EQ(p.value_micros, 2'312'000);
+  EXPECT_EQ(p.value.micros, 2'312'000);
   EXPECT_EQ(p.partitions_used, 0b11111u);
   ASSERT_EQ(ex.partitions.size(), 5u);
   const int64_t vwm[] = {2'100'000, 2'300'000, 2'300'000, 2'500'000, 2'360'000};
   for (std::size_t k = 0; k < 5; ++k) {
     EXPECT_EQ(ex.partitions[k].partition, k + 1);
-    EXPECT_EQ(ex.partitions[k].vwm_micros, vwm[k]) << "partition " << k + 1;
+    EXPECT_EQ(ex.partitions[k].vwm.micros, vwm[k]) << "partition " << k + 1;
   }
   EXPECT_EQ(p.trade_count, 12u);
   EXPECT_EQ(p.sellers, 4u);
@@ -155,8 +155,8 @@ TEST(Methodology, Level1aIsThePlainMeanOfPartitionMedians) {
   //   2.30 #4 20; 2.36 #12 24; 2.40 #6 26, #8 28; 2.50 #9 34.
   // p25: first 4 cum >= 34 -> cum 10 (#10) = 2.10;
   // p75: first 4 cum >= 102 -> cum 26 (#6) = 2.40.
-  EXPECT_EQ(p.p25_micros, 2'100'000);
-  EXPECT_EQ(p.p75_micros, 2'400'000);
+  EXPECT_EQ(p.p25.micros, 2'100'000);
+  EXPECT_EQ(p.p75.micros, 2'400'000);
   EXPECT_EQ(p.trade_ids,
             (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
   // T over S1 (10 lots), S2 (8), S3 (6); S4 has none:
@@ -203,7 +203,7 @@ TEST(Methodology, Level1bTrimsTheOuterQuartersProRata) {
   // value = (1.5 x 2.05 + 3 x 2.10 + 2 x 2.15 + 2 x 2.20 + 2.5 x 2.25) / 11
   //       = 23.7 / 11 = 2.15454... -> 2.155.
   EXPECT_EQ(p.level, Level::k1b);
-  EXPECT_EQ(p.value_micros, 2'155'000);
+  EXPECT_EQ(p.value.micros, 2'155'000);
   EXPECT_EQ(p.partitions_used, 0u);
   EXPECT_EQ(
       ex.notes,
@@ -225,8 +225,8 @@ TEST(Methodology, Level1bTrimsTheOuterQuartersProRata) {
   EXPECT_EQ(p.gpu_hours, 22 * 192);
   // p25: first 4 cum >= 22 -> cum 7 (#3) = 2.05;
   // p75: first 4 cum >= 66 -> cum 17 (#7) = 2.25.
-  EXPECT_EQ(p.p25_micros, 2'050'000);
-  EXPECT_EQ(p.p75_micros, 2'250'000);
+  EXPECT_EQ(p.p25.micros, 2'050'000);
+  EXPECT_EQ(p.p75.micros, 2'250'000);
   EXPECT_EQ(p.trade_ids.size(), 10u);
   // No attested throughput: no USD per million tokens.
   EXPECT_EQ(p.attested_milli_tokens, 0u);
@@ -239,7 +239,7 @@ TEST(Methodology, UsdPerMillionTokensUsesTheAttestedThroughput) {
   const Print p = c.Run();
   // $2.155 per GPU-hour / (250 tokens/s x 3,600 s) x 10^6
   //   = 2,155,000 x 10^9 / (3,600 x 250,000) = 2,394,444.4 -> 2,394,000.
-  EXPECT_EQ(p.value_micros, 2'155'000);
+  EXPECT_EQ(p.value.micros, 2'155'000);
   EXPECT_EQ(p.attested_milli_tokens, 250'000u);
   EXPECT_TRUE(p.has_upm);
   EXPECT_EQ(p.usd_per_million_tokens_micros, 2'394'000);
@@ -258,11 +258,11 @@ TEST(Methodology, PercentileOnAnExactQuarterAveragesTwoPrices) {
   // W = 24 lots. p25: 4 cum_3 = 4 x 6 = 24 = W exactly -> (2.02 + 2.03) / 2;
   // p75: 4 cum_9 = 72 = 3W exactly -> (2.08 + 2.09) / 2.
   EXPECT_EQ(p.level, Level::k1b);
-  EXPECT_EQ(p.p25_micros, 2'025'000);
-  EXPECT_EQ(p.p75_micros, 2'085'000);
+  EXPECT_EQ(p.p25.micros, 2'025'000);
+  EXPECT_EQ(p.p75.micros, 2'085'000);
   // 1b keeps [6, 18] = trades 4..9 whole:
   // 2 x (2.03 + ... + 2.08) / 12 = 24.66 / 12 = 2.055.
-  EXPECT_EQ(p.value_micros, 2'055'000);
+  EXPECT_EQ(p.value.micros, 2'055'000);
 }
 
 // Day d - 1: six 2-lot trades by six different sellers and buyers; day
@@ -296,14 +296,14 @@ TEST(Methodology, Level2PoolsThreeDaysWithAgedWeights) {
   // value = (7.14 + 4.12 + 8.32 + 8.48 + 4.28 + 3.24) / 17 = 35.58 / 17
   //       = 2.09294... -> 2.093.
   EXPECT_EQ(p.level, Level::k2);
-  EXPECT_EQ(p.value_micros, 2'093'000);
+  EXPECT_EQ(p.value.micros, 2'093'000);
   EXPECT_EQ(p.trade_count, 11u);
   EXPECT_EQ(p.sellers, 6u);
   EXPECT_EQ(p.buyers, 6u);
   EXPECT_EQ(p.gpu_hours, 22 * 192);
   // p25: cum >= 8.5 -> 2.04; p75: cum >= 25.5 -> 2.16.
-  EXPECT_EQ(p.p25_micros, 2'040'000);
-  EXPECT_EQ(p.p75_micros, 2'160'000);
+  EXPECT_EQ(p.p25.micros, 2'040'000);
+  EXPECT_EQ(p.p75.micros, 2'160'000);
   EXPECT_EQ(ex.notes,
             (std::vector<std::string>{"1: 0 trades < 10, 0 sellers < 3, 0 "
                                       "buyers < 3, 0 GPU-hours < 3840"}));
@@ -329,7 +329,7 @@ TEST(Methodology, Level2IsNotTriedWhenLevel1SufficiencyHolds) {
   Explanation ex;
   const Print p = c.Run(&ex);
   EXPECT_EQ(p.level, Level::k1b);
-  EXPECT_EQ(p.value_micros, 2'155'000);
+  EXPECT_EQ(p.value.micros, 2'155'000);
   EXPECT_EQ(p.trade_count, 10u);
 }
 
@@ -345,11 +345,11 @@ TEST(Methodology, Level3ScalesThePreviousPrintByTheReferenceGrade) {
   const Print p = c.Run(&ex);
   // 2.345 x 3.111 / 3.000 = 2.431765 -> 2.432.
   EXPECT_EQ(p.level, Level::k3);
-  EXPECT_EQ(p.value_micros, 2'432'000);
+  EXPECT_EQ(p.value.micros, 2'432'000);
   EXPECT_EQ(p.carry_run, 0u);
   EXPECT_EQ(p.trade_count, 0u);
   EXPECT_EQ(p.gpu_hours, 0);
-  EXPECT_EQ(p.p25_micros, 0);
+  EXPECT_EQ(p.p25.micros, 0);
   EXPECT_TRUE(p.trade_ids.empty());
   EXPECT_TRUE(ex.trades.empty());
   // T carried: 2,432,000 x 10^9 / (3,600 x 250,000) = 2,702,222 -> 2,702,000.
@@ -371,7 +371,7 @@ TEST(Methodology, Level3NeedsTheReferenceGradeAtLevel1Or2Today) {
   Explanation ex;
   const Print p = c.Run(&ex);
   EXPECT_EQ(p.level, Level::k4);
-  EXPECT_EQ(p.value_micros, 2'345'000);
+  EXPECT_EQ(p.value.micros, 2'345'000);
   ASSERT_EQ(ex.notes.size(), 3u);
   EXPECT_EQ(ex.notes[2], "3: the reference grade has no Level 1-2 print today");
 }
@@ -383,7 +383,7 @@ TEST(Methodology, Level4CarriesThePreviousValueAndCountsTheRun) {
   Print p = c.Run();
   EXPECT_EQ(p.level, Level::k4);
   EXPECT_TRUE(p.has_value);
-  EXPECT_EQ(p.value_micros, 2'432'000);
+  EXPECT_EQ(p.value.micros, 2'432'000);
   EXPECT_EQ(p.carry_run, 1u);
   EXPECT_EQ(p.attested_milli_tokens, 250'000u);
   EXPECT_EQ(p.usd_per_million_tokens_micros, 2'702'000);
@@ -403,14 +403,14 @@ TEST(Methodology, DisruptedAfterThreeCarriesStillCarriesTheValue) {
   Print p = c.Run(&ex);
   EXPECT_EQ(p.level, Level::kDisrupted);
   EXPECT_TRUE(p.has_value);
-  EXPECT_EQ(p.value_micros, 2'432'000);
+  EXPECT_EQ(p.value.micros, 2'432'000);
   EXPECT_EQ(p.carry_run, 4u);
   EXPECT_EQ(ex.notes.back(), "4: 3 prints in a row at 4 or DISRUPTED, not < 3");
   // And it stays DISRUPTED.
   c.prev[0] = &p;
   const Print next = c.Run();
   EXPECT_EQ(next.level, Level::kDisrupted);
-  EXPECT_EQ(next.value_micros, 2'432'000);
+  EXPECT_EQ(next.value.micros, 2'432'000);
   EXPECT_EQ(next.carry_run, 5u);
 }
 
@@ -420,7 +420,7 @@ TEST(Methodology, DisruptedWithoutAnyPriorValueHasNoValue) {
   const Print first = c.Run(&ex);
   EXPECT_EQ(first.level, Level::kDisrupted);
   EXPECT_FALSE(first.has_value);
-  EXPECT_EQ(first.value_micros, 0);
+  EXPECT_EQ(first.value.micros, 0);
   EXPECT_EQ(first.carry_run, 1u);
   EXPECT_FALSE(first.has_upm);
   EXPECT_EQ(ex.notes.back(), "4: no previous print");
@@ -459,18 +459,18 @@ TEST(Methodology, MedianOnExactlyHalfTheWeightAveragesTwoPrices) {
   // P3, P4: W = 5, cum_1 = 3, 6 > 5 -> 2.00.
   ASSERT_EQ(p.level, Level::k1a);
   ASSERT_EQ(ex.partitions.size(), 4u);
-  EXPECT_EQ(ex.partitions[0].vwm_micros, 2'005'000);
-  EXPECT_EQ(ex.partitions[1].vwm_micros, 2'005'000);
-  EXPECT_EQ(ex.partitions[2].vwm_micros, 2'000'000);
-  EXPECT_EQ(ex.partitions[3].vwm_micros, 2'000'000);
+  EXPECT_EQ(ex.partitions[0].vwm.micros, 2'005'000);
+  EXPECT_EQ(ex.partitions[1].vwm.micros, 2'005'000);
+  EXPECT_EQ(ex.partitions[2].vwm.micros, 2'000'000);
+  EXPECT_EQ(ex.partitions[3].vwm.micros, 2'000'000);
   EXPECT_EQ(p.partitions_used, 0b1111u);
   // The input set is the 8 trades of partitions 1-4: 2.00 x 10 lots,
   // 2.01 x 8. p25: cum >= 4.5 -> 2.00; p75: cum >= 13.5 -> cum 14 = 2.01.
   EXPECT_EQ(p.trade_count, 8u);
   EXPECT_EQ(p.trade_ids, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8}));
   EXPECT_EQ(p.gpu_hours, 18 * 192);
-  EXPECT_EQ(p.p25_micros, 2'000'000);
-  EXPECT_EQ(p.p75_micros, 2'010'000);
+  EXPECT_EQ(p.p25.micros, 2'000'000);
+  EXPECT_EQ(p.p75.micros, 2'010'000);
 }
 
 // 24 lots (Q = 4,608 GPU-hours) over partitions 1-5. S1 sells 11 lots
@@ -514,16 +514,16 @@ TEST(Methodology, MedianTieOfCappedWeightsIsExact) {
   ASSERT_EQ(p.level, Level::k1a);
   EXPECT_EQ(p.partitions_used, 0b1111u);
   ASSERT_EQ(ex.partitions.size(), 4u);
-  EXPECT_EQ(ex.partitions[0].vwm_micros, 2'015'000);
-  EXPECT_EQ(ex.partitions[1].vwm_micros, 2'200'000);
-  EXPECT_EQ(ex.partitions[2].vwm_micros, 2'100'000);
-  EXPECT_EQ(ex.partitions[3].vwm_micros, 2'500'000);
-  EXPECT_EQ(p.value_micros, 2'204'000);
+  EXPECT_EQ(ex.partitions[0].vwm.micros, 2'015'000);
+  EXPECT_EQ(ex.partitions[1].vwm.micros, 2'200'000);
+  EXPECT_EQ(ex.partitions[2].vwm.micros, 2'100'000);
+  EXPECT_EQ(ex.partitions[3].vwm.micros, 2'500'000);
+  EXPECT_EQ(p.value.micros, 2'204'000);
   // The input set, trades 1-10, W = 13,632/5 = 2,726.4 GPU-hours; 4 x cum
   // / W in price order: #1 0.37, #2 0.55, #3 0.74, #6 1.30 (p25 = 2.10),
   // #4 1.86, #7 2.23, #5 2.79, #8 3.35 (p75 = 2.40).
-  EXPECT_EQ(p.p25_micros, 2'100'000);
-  EXPECT_EQ(p.p75_micros, 2'400'000);
+  EXPECT_EQ(p.p25.micros, 2'100'000);
+  EXPECT_EQ(p.p75.micros, 2'400'000);
   // The explain view shows the exact weights rounded for display.
   ASSERT_EQ(ex.trades.size(), 10u);
   EXPECT_EQ(ex.trades[0].trade.trade_id, 1u);
@@ -539,7 +539,7 @@ TEST(Methodology, UsdPerMillionTokensUsesTheExactT) {
     t.seller_milli_tokens = t.seller == 1 ? 240'508 : 250'000;
   }
   const Print p = c.Run();
-  ASSERT_EQ(p.value_micros, 2'155'000);
+  ASSERT_EQ(p.value.micros, 2'155'000);
   // T = (6 x 240,508 + 16 x 250,000) / 22 = 5,443,048 / 22
   //   = 2,721,524 / 11 = 247,411.2727... thousandths, published 247.411.
   EXPECT_EQ(p.attested_tokens, ReducedRatio(WideUint(5'443'048), WideUint(22)));
@@ -568,7 +568,7 @@ TEST(Methodology, CarriedTIsExact) {
 
 TEST(Methodology, ValueRoundsHalfUpToATenthOfACent) {
   // (2.005 + 2.005 + 2.000 + 2.000) / 4 = 2.0025 -> 2.003.
-  EXPECT_EQ(TieDay().Run().value_micros, 2'003'000);
+  EXPECT_EQ(TieDay().Run().value.micros, 2'003'000);
   EXPECT_EQ(RoundHalfUp(3'262'500, 1, 1'000), 3'263'000);
   EXPECT_EQ(RoundHalfUp(3'262'499, 1, 1'000), 3'262'000);
   EXPECT_EQ(RoundHalfUp(6'525, 2, 1'000), 3'000);  // 3,262.5 -> 3,000
@@ -850,8 +850,8 @@ void Randomize(std::mt19937_64& rng, Scenario* s) {
       if (Uniform(rng, 0, 20) == 0) t.ts_ns = begin;
       if (Uniform(rng, 0, 20) == 0) t.ts_ns = begin + kNanosPerDay;  // out
       // Few distinct prices, so that ties on price are common.
-      t.price_micros = Cents(200 + Uniform(rng, 0, 8) * 5);
-      if (Uniform(rng, 0, 15) == 0) t.price_micros *= 3;
+      t.price.micros = Cents(200 + Uniform(rng, 0, 8) * 5);
+      if (Uniform(rng, 0, 15) == 0) t.price.micros *= 3;
       t.lots = Uniform(rng, 1, 5);
       t.seller = static_cast<uint32_t>(Uniform(rng, 1, 8));
       t.buyer = static_cast<uint32_t>(Uniform(rng, 1, 8));
@@ -873,7 +873,7 @@ void Randomize(std::mt19937_64& rng, Scenario* s) {
                            static_cast<uint64_t>(Uniform(rng, 0, 300'000)));
       if (level == Level::kDisrupted && Uniform(rng, 0, 3) == 0) {
         s->prev[a].has_value = false;
-        s->prev[a].value_micros = 0;
+        s->prev[a].value.micros = 0;
       }
       c.prev[a] = &s->prev[a];
     }
@@ -928,7 +928,7 @@ TEST(MethodologyProperty, ExcludedTradesChangeNothingInThePrint) {
         t.trade_id = static_cast<uint64_t>(9'000 + 100 * a + i);
         t.ts_ns =
             config.FixingNs(kDay - a - 1) + Uniform(rng, 0, kNanosPerDay - 1);
-        t.price_micros = Cents(Uniform(rng, 1, 100'000));
+        t.price.micros = Cents(Uniform(rng, 1, 100'000));
         t.lots = Uniform(rng, 1, 50);
         t.seller = static_cast<uint32_t>(Uniform(rng, 1, 6));
         t.buyer = static_cast<uint32_t>(Uniform(rng, 11, 16));
@@ -962,8 +962,8 @@ TEST(MethodologyProperty, ExcludedTradesChangeNothingInThePrint) {
 // weights are proportional to lots), computed naively.
 int64_t TwiceMedian(std::vector<IndexTrade> trades) {
   std::sort(trades.begin(), trades.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.price_micros, a.trade_id) <
-           std::tie(b.price_micros, b.trade_id);
+    return std::tie(a.price.micros, a.trade_id) <
+           std::tie(b.price.micros, b.trade_id);
   });
   int64_t total = 0;
   for (const auto& t : trades) total += t.lots;
@@ -971,9 +971,9 @@ int64_t TwiceMedian(std::vector<IndexTrade> trades) {
   for (std::size_t i = 0; i < trades.size(); ++i) {
     cum += trades[i].lots;
     if (2 * cum == total) {
-      return trades[i].price_micros + trades[i + 1].price_micros;
+      return trades[i].price.micros + trades[i + 1].price.micros;
     }
-    if (2 * cum > total) return 2 * trades[i].price_micros;
+    if (2 * cum > total) return 2 * trades[i].price.micros;
   }
   return 0;
 }
@@ -1010,11 +1010,11 @@ TEST(MethodologyProperty, OneAbsurdPriceMovesLevel1aByAtMostOneNeighbour) {
     ASSERT_EQ(ex.partitions.size(), by_partition.size());
     for (const auto& [k, trades] : by_partition) {
       const int64_t twice = TwiceMedian(trades);
-      EXPECT_EQ(ex.partitions[k - 1].vwm_micros * 2, twice);
+      EXPECT_EQ(ex.partitions[k - 1].vwm.micros * 2, twice);
       int64_t above = 0;
       int64_t below = 0;
       for (const auto& t : trades) {
-        const int64_t p2 = 2 * t.price_micros;
+        const int64_t p2 = 2 * t.price.micros;
         if (p2 > twice && (above == 0 || p2 - twice < above)) {
           above = p2 - twice;
         }
@@ -1034,7 +1034,7 @@ TEST(MethodologyProperty, OneAbsurdPriceMovesLevel1aByAtMostOneNeighbour) {
     const Print moved = c.Run();
     ASSERT_EQ(moved.level, Level::k1a);
     // Each rounding to $0.001 is at most $0.0005 off.
-    EXPECT_LE(2 * std::abs(moved.value_micros - p.value_micros), bound2 + 2'000)
+    EXPECT_LE(2 * std::abs(moved.value.micros - p.value.micros), bound2 + 2'000)
         << "high=" << high << " partition=" << k;
   }
 }

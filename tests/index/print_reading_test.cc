@@ -13,10 +13,10 @@ Print LevelOneA() {
   Print p;
   p.level = Level::k1a;
   p.has_value = true;
-  p.value_micros = 5'812'000;
+  p.value.micros = 5'812'000;
   p.trade_count = 12;
-  p.p25_micros = 5'805'000;
-  p.p75_micros = 5'820'050;
+  p.p25.micros = 5'805'000;
+  p.p75.micros = 5'820'050;
   p.partitions_used = 0b111011;
   p.has_upm = true;
   p.usd_per_million_tokens_micros = 6'458'000;

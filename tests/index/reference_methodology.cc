@@ -59,10 +59,10 @@ bool BuiltFromTrades(Level l) {
 // make the order total, so that even duplicated ids cannot make the result
 // depend on the input order.
 bool PriceOrder(const IndexTrade& a, const IndexTrade& b) {
-  return std::tie(a.price_micros, a.trade_id, a.ts_ns, a.lots, a.seller,
+  return std::tie(a.price.micros, a.trade_id, a.ts_ns, a.lots, a.seller,
                   a.buyer, a.seller_group, a.buyer_group, a.seller_milli_tokens,
                   a.busted_at_ns) <
-         std::tie(b.price_micros, b.trade_id, b.ts_ns, b.lots, b.seller,
+         std::tie(b.price.micros, b.trade_id, b.ts_ns, b.lots, b.seller,
                   b.buyer, b.seller_group, b.buyer_group, b.seller_milli_tokens,
                   b.busted_at_ns);
 }
@@ -97,7 +97,7 @@ struct DayTrades {
 // exact product rather than a quotient of the bound.
 bool Invalid(const MethodologyConfig& c, const IndexTrade& t) {
   if (t.lots <= 0 || c.gpu_hours_per_lot <= 0) return true;
-  if (t.price_micros <= 0 || t.price_micros > kMaxPriceMicros) return true;
+  if (t.price.micros <= 0 || t.price.micros > kMaxPriceMicros) return true;
   const Frac gpu_hours = Frac(static_cast<uint64_t>(t.lots)) *
                          Frac(static_cast<uint64_t>(c.gpu_hours_per_lot));
   if (Frac(static_cast<uint64_t>(kMaxTradeGpuHours)) < gpu_hours) return true;
@@ -115,8 +115,8 @@ std::string_view ExclusionReason(const MethodologyConfig& c,
   if (t.seller_group == t.buyer_group) return "AFFILIATED";
   if (ref != nullptr && ref->has_value) {
     // Kept iff I / r <= p <= I x r with r the filter ratio, as fractions.
-    const Frac p(static_cast<uint64_t>(t.price_micros));
-    const Frac i(static_cast<uint64_t>(ref->value_micros));
+    const Frac p(static_cast<uint64_t>(t.price.micros));
+    const Frac i(static_cast<uint64_t>(ref->value.micros));
     const Frac r(static_cast<uint64_t>(c.filter_ratio_num),
                  static_cast<uint64_t>(c.filter_ratio_den));
     if (i * r < p || p * r < i) return "ERRONEOUS_PRINT";
@@ -255,13 +255,13 @@ Int128 TwiceQuantile(const std::vector<Item>& items, const Frac& total,
   for (std::size_t i = 0; i < items.size(); ++i) {
     cum = cum + items[i].weight;
     if (cum < target) continue;
-    const Int128 p = items[i].trade->price_micros;
+    const Int128 p = items[i].trade->price.micros;
     if (cum == target && i + 1 < items.size()) {
-      return p + items[i + 1].trade->price_micros;
+      return p + items[i + 1].trade->price.micros;
     }
     return 2 * p;
   }
-  return items.empty() ? 0 : 2 * Int128{items.back().trade->price_micros};
+  return items.empty() ? 0 : 2 * Int128{items.back().trade->price.micros};
 }
 
 // T: the weight-average of the sellers' attested throughput over the
@@ -305,8 +305,8 @@ void Describe(const std::vector<Item>& items, Print* p) {
   p->gpu_hours = s.gpu_hours;
   const Frac total = TotalWeight(items);
   if (!total.num().zero()) {
-    p->p25_micros = Half(TwiceQuantile(items, total, 1, 4));
-    p->p75_micros = Half(TwiceQuantile(items, total, 3, 4));
+    p->p25.micros = Half(TwiceQuantile(items, total, 1, 4));
+    p->p75.micros = Half(TwiceQuantile(items, total, 3, 4));
   }
   p->trade_ids.clear();
   for (const Item& item : items) p->trade_ids.push_back(item.trade->trade_id);
@@ -372,7 +372,7 @@ bool Level1a(const MethodologyConfig& c, const FixingInput& in,
   std::sort(used.begin(), used.end(), ItemPriceOrder);
   p->level = Level::k1a;
   p->has_value = true;
-  p->value_micros = Frac(static_cast<uint64_t>(twice_sum), uint64_t{2} * count)
+  p->value.micros = Frac(static_cast<uint64_t>(twice_sum), uint64_t{2} * count)
                         .RoundHalfUp(kValueUnit);
   p->partitions_used = mask;
   Describe(used, p);
@@ -403,13 +403,13 @@ bool TrimmedMean(Level level, std::vector<Item> items, Print* p,
     const Frac& b = Min(cum, high);
     item.kept = a < b ? b - a : Frac();
     sum =
-        sum + item.kept * Frac(static_cast<uint64_t>(item.trade->price_micros));
+        sum + item.kept * Frac(static_cast<uint64_t>(item.trade->price.micros));
   }
   // value = Σ kept x p / (W / 2).
   const int64_t value = (sum / (total * Frac(1, 2))).RoundHalfUp(kValueUnit);
   p->level = level;
   p->has_value = true;
-  p->value_micros = value;
+  p->value.micros = value;
   Describe(items, p);
   ListContributing(std::move(items), ex);
   return true;
@@ -431,11 +431,11 @@ void SetUsdPerMillionTokens(Print* p) {
   };
   const Frac milli(nat(t.num), nat(t.den));
   p->attested_milli_tokens = static_cast<uint64_t>(milli.RoundHalfUp(1));
-  if (!p->has_value || p->value_micros <= 0) return;
+  if (!p->has_value || p->value.micros <= 0) return;
   // USD/GPU-hour x 10^6 / (3,600 x tokens/s/GPU), T = milli / 1,000.
   p->has_upm = true;
   p->usd_per_million_tokens_micros =
-      (Frac(static_cast<uint64_t>(p->value_micros)) * Frac(1'000'000) /
+      (Frac(static_cast<uint64_t>(p->value.micros)) * Frac(1'000'000) /
        (Frac(3'600) * milli / Frac(1'000)))
           .RoundHalfUp(kValueUnit);
 }
@@ -503,7 +503,7 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
         !today->has_value) {
       ex.notes.push_back("3: the reference grade has no Level 1-2 print today");
     } else if (other_prev == nullptr || !other_prev->has_value ||
-               other_prev->value_micros <= 0) {
+               other_prev->value.micros <= 0) {
       ex.notes.push_back(
           "3: the reference grade has no print for the previous day");
     } else if (prev == nullptr || !prev->has_value) {
@@ -511,9 +511,9 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
     } else {
       p.level = Level::k3;
       p.has_value = true;
-      p.value_micros = (Frac(static_cast<uint64_t>(prev->value_micros)) *
-                        Frac(static_cast<uint64_t>(today->value_micros),
-                             static_cast<uint64_t>(other_prev->value_micros)))
+      p.value.micros = (Frac(static_cast<uint64_t>(prev->value.micros)) *
+                        Frac(static_cast<uint64_t>(today->value.micros),
+                             static_cast<uint64_t>(other_prev->value.micros)))
                            .RoundHalfUp(kValueUnit);
       done = true;
     }
@@ -536,7 +536,7 @@ Print ReferenceFixing(const MethodologyConfig& config, const FixingInput& input,
       p.level = Level::kDisrupted;
     }
     p.has_value = prev != nullptr && prev->has_value;
-    p.value_micros = p.has_value ? prev->value_micros : 0;
+    p.value.micros = p.has_value ? prev->value.micros : 0;
     p.carry_run = (prev != nullptr ? prev->carry_run : 0) + 1;
   }
   if (!BuiltFromTrades(p.level) && prev != nullptr) {

@@ -15,10 +15,10 @@ RunResult TwoContractsTwoBookings() {
   r.date = 20'800;
   ContractSettlement dsp;
   dsp.instrument = 3;
-  dsp.price = 59'000;
+  dsp.price = exchange::Price{59'000};
   ContractSettlement fsp;
   fsp.instrument = 4;
-  fsp.price = 58'080;
+  fsp.price = exchange::Price{58'080};
   fsp.final = true;
   r.contracts = {dsp, fsp};
   r.bookings = {{1, exchange::Amount{-2'500'000}},

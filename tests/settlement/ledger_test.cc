@@ -35,7 +35,7 @@ Movement M(int64_t date, MovementKind kind, uint32_t account, uint64_t ref,
   m.kind = kind;
   m.account = account;
   m.ref = ref;
-  m.amount_micros = amount;
+  m.amount.micros = amount;
   return m;
 }
 Movement Vm(uint32_t account, uint64_t ref, int64_t amount,
@@ -150,8 +150,8 @@ TEST(LedgerTest, RerunWithOneDifferentAmountIsRefusedAndChangesNothing) {
   const Snapshot before = Take(*ledger);
 
   std::vector<Movement> changed = SampleRun();
-  changed[0].amount_micros = 7'310'000;
-  changed[1].amount_micros = -7'310'000;  // still balanced
+  changed[0].amount.micros = 7'310'000;
+  changed[1].amount.micros = -7'310'000;  // still balanced
   Result<RunOutcome> r = ledger->PostRun(kDate, changed, "report-1");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code(), StatusCode::kFailedPrecondition);
@@ -314,8 +314,8 @@ TEST(LedgerTest, MembersAndHouseAreAtZeroAfterRuns) {
   for (int64_t d : {kDate, kNextDate}) {
     std::map<std::pair<int, uint32_t>, int64_t> net;
     for (const Entry& e : ledger->Entries(d)) {
-      net[{static_cast<int>(e.from.kind), e.from.id}] -= e.amount_micros;
-      net[{static_cast<int>(e.to.kind), e.to.id}] += e.amount_micros;
+      net[{static_cast<int>(e.from.kind), e.from.id}] -= e.amount.micros;
+      net[{static_cast<int>(e.to.kind), e.to.id}] += e.amount.micros;
     }
     for (const auto& [book, amount] : net) {
       if (book.first == static_cast<int>(BookKind::kMember) ||
@@ -368,7 +368,7 @@ TEST(LedgerTest, EntriesFollowTheChain) {
     EXPECT_EQ(entries[i].leg, expected[i].leg);
     EXPECT_EQ(entries[i].from, expected[i].from);
     EXPECT_EQ(entries[i].to, expected[i].to);
-    EXPECT_EQ(entries[i].amount_micros, expected[i].amount);
+    EXPECT_EQ(entries[i].amount.micros, expected[i].amount);
   }
   EXPECT_EQ(entries[6].movement, Vm(3, 7, -7'300'000));
   EXPECT_EQ(ledger->Balance(3), 9'000'000 - 4'000'000 - 7'300'000);
@@ -510,7 +510,7 @@ TEST(LedgerTest, ReopenedLedgerHasTheSameState) {
   ASSERT_TRUE(r.has_value()) << r.error().ToString();
   EXPECT_TRUE(r.value().already_settled);
   std::vector<Movement> changed = SampleRun();
-  changed[5].amount_micros = 3;
+  changed[5].amount.micros = 3;
   EXPECT_FALSE(ledger.PostRun(kDate, changed, "report-1").has_value());
   EXPECT_TRUE(ledger.PostTransfer(Deposit(3, 1, 20'000'000)).ok());
   EXPECT_EQ(Take(ledger), before);
@@ -665,11 +665,11 @@ TEST(LedgerTest, RandomRunsConserveCashAndSurviveReopen) {
                               : Deposit(a, ref++, amount, date);
         Status st = ledger->PostTransfer(m);
         if (st.ok()) {
-          transfers += m.amount_micros;
+          transfers += m.amount.micros;
         } else {
           ASSERT_EQ(st.code(), StatusCode::kFailedPrecondition)
               << st.ToString();
-          ASSERT_LT(ledger->Balance(a) + m.amount_micros, 0);
+          ASSERT_LT(ledger->Balance(a) + m.amount.micros, 0);
         }
       }
       std::vector<Movement> run;

@@ -13,6 +13,8 @@ namespace cfx::settlement {
 namespace {
 
 __extension__ typedef __int128 Int128;
+using exchange::IndexPrice;
+using exchange::Price;
 
 // Days since 1970-01-01 of the dates used below (checked against a civil
 // calendar):
@@ -190,26 +192,26 @@ TEST(BusinessCalendarTest, MonthOutsideOneToTwelveIsNormalised) {
 
 DspInput Window(int64_t prior, Int128 notional, int64_t lots) {
   DspInput in;
-  in.tick = kTick;
-  in.prior = prior;
+  in.tick = Price{kTick};
+  in.prior = Price{prior};
   in.window_notional = notional;
   in.window_lots = lots;
-  in.last_trade = 58'000;  // ignored: the window decides
+  in.last_trade = Price{58'000};  // ignored: the window decides
   return in;
 }
 
 DspInput LastTrade(int64_t prior, int64_t last, int64_t bid, int64_t ask) {
   DspInput in;
-  in.tick = kTick;
-  in.prior = prior;
-  in.last_trade = last;
-  in.best_bid = bid;
-  in.best_ask = ask;
+  in.tick = Price{kTick};
+  in.prior = Price{prior};
+  in.last_trade = Price{last};
+  in.best_bid = Price{bid};
+  in.best_ask = Price{ask};
   return in;
 }
 
 int64_t PriceOf(const std::optional<Dsp>& dsp) {
-  return dsp.has_value() ? dsp->price : -1;
+  return dsp.has_value() ? dsp->price.units : -1;
 }
 
 TEST(TradedDspTest, Tier1IsTheWindowVwapOnTheTick) {
@@ -217,7 +219,7 @@ TEST(TradedDspTest, Tier1IsTheWindowVwapOnTheTick) {
   std::optional<Dsp> dsp = TradedDsp(Window(60'000, 174'100, 3));
   ASSERT_TRUE(dsp.has_value());
   EXPECT_EQ(dsp->tier, DspTier::k1);
-  EXPECT_EQ(dsp->price, 58'000);
+  EXPECT_EQ(dsp->price.units, 58'000);
   // 1 x 58,000 + 2 x 58,100 = 174,200 / 3 = 58,066.7 -> 58,100.
   EXPECT_EQ(PriceOf(TradedDsp(Window(50'000, 174'200, 3))), 58'100);
   // 2 x 58,100 = 116,200 / 2 = 58,100 exactly.
@@ -252,7 +254,7 @@ TEST(TradedDspTest, Tier2ClipsTheLastTradeIntoTheClosingQuotes) {
   std::optional<Dsp> dsp = TradedDsp(LastTrade(58'000, 58'300, 58'000, 58'200));
   ASSERT_TRUE(dsp.has_value());
   EXPECT_EQ(dsp->tier, DspTier::k2);
-  EXPECT_EQ(dsp->price, 58'200);  // above the offer
+  EXPECT_EQ(dsp->price.units, 58'200);  // above the offer
   EXPECT_EQ(PriceOf(TradedDsp(LastTrade(58'000, 57'900, 58'000, 58'200))),
             58'000);  // below the bid
   EXPECT_EQ(PriceOf(TradedDsp(LastTrade(58'000, 58'100, 58'000, 58'200))),
@@ -284,12 +286,15 @@ TEST(TradedDspTest, Tier2OffTickLastTradeRoundsHalfTowardPrior) {
 TEST(TradedDspTest, NoTradeTodayIsNotTraded) {
   EXPECT_FALSE(TradedDsp(LastTrade(58'000, 0, 58'000, 58'200)).has_value());
   // A window without lots or with a non-positive notional is ignored.
-  EXPECT_FALSE(TradedDsp(DspInput{kTick, 58'000, 0, 0, 0, 0, 0}).has_value());
   EXPECT_FALSE(
-      TradedDsp(DspInput{kTick, 58'000, -100, 1, 0, 0, 0}).has_value());
+      TradedDsp(DspInput{Price{kTick}, Price{58'000}, 0, 0, {}, {}, {}})
+          .has_value());
+  EXPECT_FALSE(
+      TradedDsp(DspInput{Price{kTick}, Price{58'000}, -100, 1, {}, {}, {}})
+          .has_value());
   // A zero tick is treated as one unit, not a division by zero.
   DspInput no_tick = Window(58'000, 116'101, 2);
-  no_tick.tick = 0;
+  no_tick.tick = Price{0};
   // 116,101 / 2 = 58,050.5, half way between units: toward the prior.
   EXPECT_EQ(PriceOf(TradedDsp(no_tick)), 58'050);
 }
@@ -307,13 +312,13 @@ TEST(SettleRootTest, UntradedMonthsFollowTheNearestTradedMonth) {
   };
   const std::vector<Dsp> dsp = SettleRoot(months);
   ASSERT_EQ(dsp.size(), 4u);
-  EXPECT_EQ(dsp[0].price, 58'500);
+  EXPECT_EQ(dsp[0].price.units, 58'500);
   EXPECT_EQ(dsp[0].tier, DspTier::k1);
-  EXPECT_EQ(dsp[1].price, 59'500);
+  EXPECT_EQ(dsp[1].price.units, 59'500);
   EXPECT_EQ(dsp[1].tier, DspTier::k3);
-  EXPECT_EQ(dsp[2].price, 59'800);
+  EXPECT_EQ(dsp[2].price.units, 59'800);
   EXPECT_EQ(dsp[2].tier, DspTier::k3);
-  EXPECT_EQ(dsp[3].price, 60'800);
+  EXPECT_EQ(dsp[3].price.units, 60'800);
   EXPECT_EQ(dsp[3].tier, DspTier::k2);
 }
 
@@ -325,7 +330,7 @@ TEST(SettleRootTest, EquallyNearTradedMonthsPickTheEarlier) {
   };
   const std::vector<Dsp> dsp = SettleRoot(months);
   ASSERT_EQ(dsp.size(), 3u);
-  EXPECT_EQ(dsp[1].price, 59'500);
+  EXPECT_EQ(dsp[1].price.units, 59'500);
   EXPECT_EQ(dsp[1].tier, DspTier::k3);
 }
 
@@ -335,9 +340,9 @@ TEST(SettleRootTest, FarMonthsUseTheNearestEvenFarAway) {
       LastTrade(60'000, 60'300, 0, 0),  // +300
   };
   const std::vector<Dsp> dsp = SettleRoot(months);
-  EXPECT_EQ(dsp[0].price, 57'300);
-  EXPECT_EQ(dsp[1].price, 58'300);
-  EXPECT_EQ(dsp[2].price, 59'300);
+  EXPECT_EQ(dsp[0].price.units, 57'300);
+  EXPECT_EQ(dsp[1].price.units, 58'300);
+  EXPECT_EQ(dsp[2].price.units, 59'300);
 }
 
 TEST(SettleRootTest, AnExpiringMonthIsNeverTheNeighbourOfATier3Month) {
@@ -350,8 +355,8 @@ TEST(SettleRootTest, AnExpiringMonthIsNeverTheNeighbourOfATier3Month) {
                                         LastTrade(60'000, 59'800, 0, 0)};
   const std::vector<Dsp> dsp = SettleRoot(months);
   ASSERT_EQ(dsp.size(), 3u);
-  EXPECT_EQ(dsp[0].price, 58'500);  // its traded DSP, replaced by the FSP
-  EXPECT_EQ(dsp[1].price, 58'800);
+  EXPECT_EQ(dsp[0].price.units, 58'500);  // its traded DSP, replaced by the FSP
+  EXPECT_EQ(dsp[1].price.units, 58'800);
   EXPECT_EQ(dsp[1].tier, DspTier::k3);
 }
 
@@ -362,8 +367,8 @@ TEST(SettleRootTest, OnlyTheExpiringMonthTradedKeepsThePriors) {
                                         Untraded(59'500)};
   const std::vector<Dsp> dsp = SettleRoot(months);
   ASSERT_EQ(dsp.size(), 3u);
-  EXPECT_EQ(dsp[1].price, 59'000);
-  EXPECT_EQ(dsp[2].price, 59'500);
+  EXPECT_EQ(dsp[1].price.units, 59'000);
+  EXPECT_EQ(dsp[2].price.units, 59'500);
   EXPECT_EQ(dsp[2].tier, DspTier::k3);
 }
 
@@ -371,9 +376,9 @@ TEST(SettleRootTest, NothingTradedKeepsEveryPrior) {
   const std::vector<DspInput> months = {Untraded(58'000), Untraded(59'000)};
   const std::vector<Dsp> dsp = SettleRoot(months);
   ASSERT_EQ(dsp.size(), 2u);
-  EXPECT_EQ(dsp[0].price, 58'000);
+  EXPECT_EQ(dsp[0].price.units, 58'000);
   EXPECT_EQ(dsp[0].tier, DspTier::k3);
-  EXPECT_EQ(dsp[1].price, 59'000);
+  EXPECT_EQ(dsp[1].price.units, 59'000);
   EXPECT_EQ(dsp[1].tier, DspTier::k3);
   EXPECT_TRUE(SettleRoot({}).empty());
 }
@@ -385,9 +390,9 @@ TEST(SettleRootTest, Tier3StaysAtLeastOneTick) {
       Untraded(8'100),                  // 8,100 - 8,000 = 100, one tick
   };
   const std::vector<Dsp> dsp = SettleRoot(months);
-  EXPECT_EQ(dsp[1].price, kTick);
+  EXPECT_EQ(dsp[1].price.units, kTick);
   EXPECT_EQ(dsp[1].tier, DspTier::k3);
-  EXPECT_EQ(dsp[2].price, 100);
+  EXPECT_EQ(dsp[2].price.units, 100);
 }
 
 // ---- Variation margin ----
@@ -404,14 +409,22 @@ TEST(VariationMarginTest, ThreeDayPathGolden) {
   // B is the mirror image each day.
   const std::vector<Fill> a1 = {{10, 58'000}}, b1 = {{-10, 58'000}};
   const std::vector<Fill> a3 = {{5, 58'500}}, b3 = {{-5, 58'500}};
-  const int64_t a_day1 = VariationMargin(kFuturesHours, 0, 0, 58'300, a1);
-  const int64_t b_day1 = VariationMargin(kFuturesHours, 0, 0, 58'300, b1);
-  const int64_t a_day2 = VariationMargin(kFuturesHours, 10, 58'300, 57'800, {});
+  const int64_t a_day1 =
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{58'300}, a1).micros;
+  const int64_t b_day1 =
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{58'300}, b1).micros;
+  const int64_t a_day2 =
+      VariationMargin(kFuturesHours, 10, Price{58'300}, Price{57'800}, {})
+          .micros;
   const int64_t b_day2 =
-      VariationMargin(kFuturesHours, -10, 58'300, 57'800, {});
-  const int64_t a_day3 = VariationMargin(kFuturesHours, 10, 57'800, 58'900, a3);
+      VariationMargin(kFuturesHours, -10, Price{58'300}, Price{57'800}, {})
+          .micros;
+  const int64_t a_day3 =
+      VariationMargin(kFuturesHours, 10, Price{57'800}, Price{58'900}, a3)
+          .micros;
   const int64_t b_day3 =
-      VariationMargin(kFuturesHours, -10, 57'800, 58'900, b3);
+      VariationMargin(kFuturesHours, -10, Price{57'800}, Price{58'900}, b3)
+          .micros;
   EXPECT_EQ(a_day1, 219'000'000);
   EXPECT_EQ(a_day2, -365'000'000);
   EXPECT_EQ(a_day3, 949'000'000);
@@ -427,33 +440,44 @@ TEST(VariationMarginTest, FillsOnTheDayAreMarkedFromTheirPrice) {
   // Flat before, buys 3 at 58,000 and sells 3 at 58,200 on the day: the
   // round trip earns 3 x 200 x 730 x 100 = 43,800,000 whatever the DSP.
   const std::vector<Fill> fills = {{3, 58'000}, {-3, 58'200}};
-  EXPECT_EQ(VariationMargin(kFuturesHours, 0, 0, 57'000, fills), 43'800'000);
-  EXPECT_EQ(VariationMargin(kFuturesHours, 0, 0, 61'000, fills), 43'800'000);
+  EXPECT_EQ(
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{57'000}, fills).micros,
+      43'800'000);
+  EXPECT_EQ(
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{61'000}, fills).micros,
+      43'800'000);
   // The previous settle is ignored when there was no position.
-  EXPECT_EQ(VariationMargin(kFuturesHours, 0, 99'999, 61'000, fills),
-            43'800'000);
+  EXPECT_EQ(
+      VariationMargin(kFuturesHours, 0, Price{99'999}, Price{61'000}, fills)
+          .micros,
+      43'800'000);
 }
 
 TEST(VariationMarginTest, LargeButValidAmountsAreExact) {
   // 12,000,000,000 lots long, DSP up 10,000 units ($1):
   // 730 x 1.2e10 x 10,000 x 100 = 8,760,000,000,000,000,000 micros
   // (< INT64_MAX = 9,223,372,036,854,775,807).
-  EXPECT_EQ(VariationMargin(kFuturesHours, 12'000'000'000, 50'000, 60'000, {}),
+  EXPECT_EQ(VariationMargin(kFuturesHours, 12'000'000'000, Price{50'000},
+                            Price{60'000}, {})
+                .micros,
             8'760'000'000'000'000'000);
   // Each fill alone is worth 2e10 x ~1e4 x 73,000 ~ 1.46e19 > INT64_MAX,
   // yet the sum is exact: 2e10 x (60,000 - 50,000) - 2e10 x (60,000 -
   // 50,100) = 2e12; x 73,000 = 146,000,000,000,000,000.
   const std::vector<Fill> fills = {{20'000'000'000, 50'000},
                                    {-20'000'000'000, 50'100}};
-  EXPECT_EQ(VariationMargin(kFuturesHours, 0, 0, 60'000, fills),
-            146'000'000'000'000'000);
+  EXPECT_EQ(
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{60'000}, fills).micros,
+      146'000'000'000'000'000);
   // Beyond the REQUIRES range the result saturates, it never wraps.
   const std::vector<Fill> buy = {fills[0]};
   const std::vector<Fill> sell = {{-20'000'000'000, 50'000}};
-  EXPECT_EQ(VariationMargin(kFuturesHours, 0, 0, 60'000, buy),
-            std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(VariationMargin(kFuturesHours, 0, 0, 60'000, sell),
-            std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{60'000}, buy).micros,
+      std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(
+      VariationMargin(kFuturesHours, 0, Price{0}, Price{60'000}, sell).micros,
+      std::numeric_limits<int64_t>::min());
 }
 
 // Random fills between random pairs of accounts (buyer +q, seller -q) over a
@@ -488,13 +512,15 @@ TEST(VariationMarginTest, RandomFillsNetToZeroEveryDay) {
       const int64_t settle = ticks(rng) * kTick;
       int64_t day_sum = 0;
       for (std::size_t a = 0; a < kAccounts; ++a) {
-        const int64_t vm = VariationMargin(kFuturesHours, position[a],
-                                           previous_settle, settle, fills[a]);
+        const int64_t vm =
+            VariationMargin(kFuturesHours, position[a], Price{previous_settle},
+                            Price{settle}, fills[a])
+                .micros;
         day_sum += vm;
         total_vm[a] += vm;
         for (const Fill& f : fills[a]) {
           position[a] += f.lots;
-          cost[a] += static_cast<Int128>(f.lots) * f.price;
+          cost[a] += static_cast<Int128>(f.lots) * f.price.units;
         }
       }
       ASSERT_EQ(day_sum, 0) << "day " << day;
@@ -522,22 +548,22 @@ MonthFixing NoPrint(int64_t day) { return MonthFixing{day, false, 0, false}; }
 TEST(FinalSettlementPriceTest, MeanRoundsHalfUpToTheThousandth) {
   // (3,262,000 + 3,263,000) / 2 = 3,262,500 = $3.2625 -> $3.263 = 32,630.
   std::vector<MonthFixing> f = {Print(1, 3'262'000), Print(2, 3'263'000)};
-  Fsp fsp = FinalSettlementPrice(f, 0);
+  Fsp fsp = FinalSettlementPrice(f, IndexPrice{0});
   ASSERT_TRUE(fsp.ok);
-  EXPECT_EQ(fsp.price, 32'630);
+  EXPECT_EQ(fsp.price.units, 32'630);
   EXPECT_EQ(fsp.days, 2u);
   EXPECT_EQ(fsp.qualifying, 2u);
   EXPECT_FALSE(fsp.disrupted);
   // (3,262,000 + 3,262,999) / 2 = 3,262,499.5 -> $3.262 = 32,620.
   f = {Print(1, 3'262'000), Print(2, 3'262'999)};
-  EXPECT_EQ(FinalSettlementPrice(f, 0).price, 32'620);
+  EXPECT_EQ(FinalSettlementPrice(f, IndexPrice{0}).price.units, 32'620);
   // (1,000,000 x 2 + 1,000,001) / 3 = 1,000,000.33 -> $1.000 = 10,000: the
   // mean is exact, not rounded per day.
   f = {Print(1, 1'000'000), Print(2, 1'000'000), Print(3, 1'000'001)};
-  EXPECT_EQ(FinalSettlementPrice(f, 0).price, 10'000);
+  EXPECT_EQ(FinalSettlementPrice(f, IndexPrice{0}).price.units, 10'000);
   // 1,000,499 + 1,000,500 + 1,000,501 = 3,001,500 / 3 = 1,000,500 -> $1.001.
   f = {Print(1, 1'000'499), Print(2, 1'000'500), Print(3, 1'000'501)};
-  EXPECT_EQ(FinalSettlementPrice(f, 0).price, 10'010);
+  EXPECT_EQ(FinalSettlementPrice(f, IndexPrice{0}).price.units, 10'010);
 }
 
 // `qualifying` of `days` days from trades, the rest Level 3/4 values.
@@ -546,7 +572,7 @@ Fsp WithQualifying(int days, int qualifying) {
   for (int d = 0; d < days; ++d) {
     f.push_back(Print(d, 5'800'000, d < qualifying));
   }
-  return FinalSettlementPrice(f, 0);
+  return FinalSettlementPrice(f, IndexPrice{0});
 }
 
 TEST(FinalSettlementPriceTest, DisruptedStrictlyBelowSeventyFivePercent) {
@@ -555,12 +581,12 @@ TEST(FinalSettlementPriceTest, DisruptedStrictlyBelowSeventyFivePercent) {
   EXPECT_TRUE(fsp.ok);
   EXPECT_FALSE(fsp.disrupted);
   EXPECT_EQ(fsp.qualifying, 3u);
-  EXPECT_EQ(fsp.price, 58'000);  // still computed
+  EXPECT_EQ(fsp.price.units, 58'000);  // still computed
   // 2 of 4: disrupted, still priced.
   fsp = WithQualifying(4, 2);
   EXPECT_TRUE(fsp.disrupted);
   EXPECT_TRUE(fsp.ok);
-  EXPECT_EQ(fsp.price, 58'000);
+  EXPECT_EQ(fsp.price.units, 58'000);
   // 23 days: 18 qualify (4 x 18 = 72 >= 69) not; 17 (68 < 69) disrupted.
   EXPECT_FALSE(WithQualifying(23, 18).disrupted);
   EXPECT_TRUE(WithQualifying(23, 17).disrupted);
@@ -571,9 +597,9 @@ TEST(FinalSettlementPriceTest, DayWithoutPrintCarriesAndDoesNotQualify) {
   // 5,866,666.7 -> $5.867 = 58,670. 2 of 3 qualify: 8 < 9, disrupted.
   const std::vector<MonthFixing> f = {Print(1, 5'800'000), NoPrint(2),
                                       Print(3, 6'000'000)};
-  const Fsp fsp = FinalSettlementPrice(f, 5'000'000);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{5'000'000});
   ASSERT_TRUE(fsp.ok);
-  EXPECT_EQ(fsp.price, 58'670);
+  EXPECT_EQ(fsp.price.units, 58'670);
   EXPECT_EQ(fsp.days, 3u);
   EXPECT_EQ(fsp.qualifying, 2u);
   EXPECT_TRUE(fsp.disrupted);
@@ -584,42 +610,43 @@ TEST(FinalSettlementPriceTest, CarriedInCoversTheFirstDays) {
   // -> $5.767 = 57,670.
   const std::vector<MonthFixing> f = {NoPrint(1), NoPrint(2),
                                       Print(3, 5'900'000)};
-  const Fsp fsp = FinalSettlementPrice(f, 5'700'000);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{5'700'000});
   ASSERT_TRUE(fsp.ok);
-  EXPECT_EQ(fsp.price, 57'670);
+  EXPECT_EQ(fsp.price.units, 57'670);
   EXPECT_EQ(fsp.qualifying, 1u);
   EXPECT_TRUE(fsp.disrupted);
 }
 
 TEST(FinalSettlementPriceTest, NoValueToCarryIsNotOk) {
   const std::vector<MonthFixing> f = {NoPrint(1), Print(2, 5'900'000)};
-  const Fsp fsp = FinalSettlementPrice(f, 0);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{0});
   EXPECT_FALSE(fsp.ok);
-  EXPECT_EQ(fsp.price, 0);
+  EXPECT_EQ(fsp.price.units, 0);
   EXPECT_EQ(fsp.days, 2u);
   EXPECT_EQ(fsp.qualifying, 1u);
-  EXPECT_FALSE(FinalSettlementPrice({}, 5'000'000).ok);
+  EXPECT_FALSE(FinalSettlementPrice({}, IndexPrice{5'000'000}).ok);
 }
 
 TEST(FinalSettlementPriceTest, InvalidInputIsNotOk) {
   // Days out of order.
   std::vector<MonthFixing> f = {Print(2, 5'900'000), Print(1, 5'900'000)};
-  EXPECT_FALSE(FinalSettlementPrice(f, 0).ok);
+  EXPECT_FALSE(FinalSettlementPrice(f, IndexPrice{0}).ok);
   // A published value of zero.
   f = {Print(1, 5'900'000), Print(2, 0)};
-  const Fsp fsp = FinalSettlementPrice(f, 0);
+  const Fsp fsp = FinalSettlementPrice(f, IndexPrice{0});
   EXPECT_FALSE(fsp.ok);
-  EXPECT_EQ(fsp.price, 0);
+  EXPECT_EQ(fsp.price.units, 0);
 }
 
 // ---- Spot cash ----
 
 TEST(SpotTest, NotionalIsPriceTimesHoursTimesLots) {
   // $5.80 x 192 GPU-hours x 3 lots = $3,340.80 = 58,000 x 100 x 576.
-  EXPECT_EQ(SpotNotional(58'000, 192, 3), 3'340'800'000);
-  EXPECT_EQ(SpotNotional(58'000, 192, 0), 0);
-  EXPECT_EQ(SpotNotional(std::numeric_limits<int64_t>::max(), 192, 3),
-            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(SpotNotional(Price{58'000}, 192, 3).micros, 3'340'800'000);
+  EXPECT_EQ(SpotNotional(Price{58'000}, 192, 0).micros, 0);
+  EXPECT_EQ(
+      SpotNotional(Price{std::numeric_limits<int64_t>::max()}, 192, 3).micros,
+      std::numeric_limits<int64_t>::max());
 }
 
 TEST(SpotTest, CashDayIsTheDeliveryDayOrTheNextBusinessDay) {

@@ -16,8 +16,10 @@
 namespace cfx::settlement {
 namespace {
 
+using exchange::Amount;
 using exchange::Event;
 using exchange::EventType;
+using exchange::Price;
 using testing::TempDir;
 
 constexpr int64_t kHour = 3'600 * kNanosPerSecond;
@@ -168,42 +170,42 @@ TEST(SettlementService, SettlesThreeDaysOfVariationMargin) {
   // Day 1: Tier 1 VWAP $5.90. XB2SF7: Tier 3 = $5.80 + (5.90 - 5.80).
   const RunReport* d1 = svc->Report(kDec1);
   ASSERT_NE(d1, nullptr);
-  EXPECT_EQ(Find(*d1, kDec)->price, Px(590));
+  EXPECT_EQ(Find(*d1, kDec)->price, Price{Px(590)});
   EXPECT_EQ(Find(*d1, kDec)->tier, DspTier::k1);
-  EXPECT_EQ(Find(*d1, kJan)->price, Px(590));
+  EXPECT_EQ(Find(*d1, kJan)->price, Price{Px(590)});
   EXPECT_EQ(Find(*d1, kJan)->tier, DspTier::k3);
   // Against the trade price on the trade day: 730 x 2 x (5.90 - 5.90) = 0.
-  EXPECT_EQ(d1->accounts[1].variation_margin, 0);
+  EXPECT_EQ(d1->accounts[1].variation_margin, Amount{0});
   EXPECT_EQ(Find(*d1, kDec)->open_interest, 2);
 
   // Day 2: $6.00. A1 (long 2): 730 x 2 x 0.10 = $146.00; A3 pays it.
   const RunReport* d2 = svc->Report(kDec1 + 1);
-  EXPECT_EQ(Find(*d2, kDec)->price, Px(600));
-  EXPECT_EQ(d2->accounts[1].variation_margin, Usd(14'600));
-  EXPECT_EQ(d2->accounts[3].variation_margin, -Usd(14'600));
-  EXPECT_EQ(d2->accounts[2].variation_margin, 0);
+  EXPECT_EQ(Find(*d2, kDec)->price, Price{Px(600)});
+  EXPECT_EQ(d2->accounts[1].variation_margin, Amount{Usd(14'600)});
+  EXPECT_EQ(d2->accounts[3].variation_margin, Amount{-Usd(14'600)});
+  EXPECT_EQ(d2->accounts[2].variation_margin, Amount{0});
 
   // Day 3: traded at $6.20 outside the window: Tier 2, clipped to the
   // offer, $6.15. A1: long 2 x (6.15 - 6.00) + 1 x (6.15 - 6.20) = 0.25
   // x 730 = $182.50. A2: 1 x 0.15 x 730 = $109.50. A3: -2 x 0.15 x 730 =
   // -$219.00. A4: -1 x 0.15 - 1 x (6.15 - 6.20) = -0.10 x 730 = -$73.00.
   const RunReport* d3 = svc->Report(kDec1 + 2);
-  EXPECT_EQ(Find(*d3, kDec)->price, Px(615));
+  EXPECT_EQ(Find(*d3, kDec)->price, Price{Px(615)});
   EXPECT_EQ(Find(*d3, kDec)->tier, DspTier::k2);
-  EXPECT_EQ(d3->accounts[1].variation_margin, Usd(18'250));
-  EXPECT_EQ(d3->accounts[2].variation_margin, Usd(10'950));
-  EXPECT_EQ(d3->accounts[3].variation_margin, -Usd(21'900));
-  EXPECT_EQ(d3->accounts[4].variation_margin, -Usd(7'300));
+  EXPECT_EQ(d3->accounts[1].variation_margin, Amount{Usd(18'250)});
+  EXPECT_EQ(d3->accounts[2].variation_margin, Amount{Usd(10'950)});
+  EXPECT_EQ(d3->accounts[3].variation_margin, Amount{-Usd(21'900)});
+  EXPECT_EQ(d3->accounts[4].variation_margin, Amount{-Usd(7'300)});
 
   // Positions and collateral: opening + the VM paid and received.
   EXPECT_EQ(svc->Position(1, kDec), 3);
   EXPECT_EQ(svc->Position(4, kDec), -2);
   EXPECT_EQ(svc->ledger().Balance(1), kOpening + Usd(14'600 + 18'250));
   EXPECT_EQ(svc->ledger().Balance(3), kOpening - Usd(14'600 + 21'900));
-  EXPECT_EQ(d3->accounts[1].collateral, svc->ledger().Balance(1));
+  EXPECT_EQ(d3->accounts[1].collateral, Amount{svc->ledger().Balance(1)});
   EXPECT_EQ(svc->ledger().HouseBalance(), 0);
   // IM of A1 at $6.15: 3 x 730 x 6.15 x 15 % = $2,020.275.
-  EXPECT_EQ(d3->accounts[1].initial_margin, 2'020'275'000);
+  EXPECT_EQ(d3->accounts[1].initial_margin, Amount{2'020'275'000});
 }
 
 TEST(SettlementService, WeekendFixingsDoNotSettleAndWeekendFillsGoToMonday) {
@@ -246,7 +248,7 @@ TEST(SettlementService, AHolidayDoesNotSettleAndItsFillsAndCashGoToTheNextDay) {
   // Not in Monday's 20:45-21:00 window: Tier 2.
   EXPECT_EQ(Find(*mon, kDec)->tier, DspTier::k2);
   EXPECT_EQ(mon->spot_trades_paid, 1u);
-  EXPECT_EQ(mon->accounts[1].spot_cash, -Usd(115'200));  // 6.00 x 192
+  EXPECT_EQ(mon->accounts[1].spot_cash, Amount{-Usd(115'200)});  // 6.00 x 192
 }
 
 TEST(SettlementService, PaysSpotCashOnTheDeliveryDayUnlessBusted) {
@@ -267,9 +269,9 @@ TEST(SettlementService, PaysSpotCashOnTheDeliveryDayUnlessBusted) {
   EXPECT_EQ(svc->Report(kDec1)->spot_trades_paid, 0u);
   const RunReport* r = svc->Report(delivery);
   EXPECT_EQ(r->spot_trades_paid, 1u);
-  EXPECT_EQ(r->accounts[1].spot_cash, -Usd(230'400));
-  EXPECT_EQ(r->accounts[3].spot_cash, Usd(230'400));
-  EXPECT_EQ(r->accounts[2].spot_cash, 0);
+  EXPECT_EQ(r->accounts[1].spot_cash, Amount{-Usd(230'400)});
+  EXPECT_EQ(r->accounts[3].spot_cash, Amount{Usd(230'400)});
+  EXPECT_EQ(r->accounts[2].spot_cash, Amount{0});
   EXPECT_EQ(svc->ledger().Balance(1), kOpening - Usd(230'400));
   EXPECT_EQ(svc->ledger().Balance(4), kOpening);
   const std::vector<Movement> cm2 = svc->ledger().Movements(delivery, 2);
@@ -288,7 +290,7 @@ FixingLookup December(int64_t cents, int from_trades_days) {
     for (int64_t d = kDec1; d < day; ++d) before += calendar.IsBusinessDay(d);
     FixingValue v;
     v.has_value = true;
-    v.value_micros = Usd(cents);
+    v.value.micros = Usd(cents);
     v.from_trades = before < from_trades_days;
     return v;
   };
@@ -313,7 +315,7 @@ TEST(SettlementService, FinalSettlementAgainstTheFspClosesPositions) {
   ASSERT_NE(z6, nullptr);
   EXPECT_TRUE(z6->final);
   EXPECT_FALSE(z6->disrupted);
-  EXPECT_EQ(z6->price, Px(612));  // the mean of 23 fixings of $6.12
+  EXPECT_EQ(z6->price, Price{Px(612)});  // the mean of 23 fixings of $6.12
   // From $5.90 (no trade since: Tier 3 kept the prior) to the FSP $6.12:
   // 730 x 2 x 0.22 = $321.20.
   const std::vector<Movement> moves = svc->ledger().Movements(kDec31);
@@ -343,14 +345,14 @@ TEST(SettlementService, OnItsLastTradingDayTheExpiringMonthMovesNoTier3Month) {
   ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
   const ContractSettlement* f7_before = Find(*svc->Report(kDec31 - 1), kJan);
   ASSERT_NE(f7_before, nullptr);
-  EXPECT_EQ(f7_before->price, Px(590));
+  EXPECT_EQ(f7_before->price, Price{Px(590)});
   const RunReport* last = svc->Report(kDec31);
   ASSERT_NE(last, nullptr);
   EXPECT_EQ(Find(*last, kDec)->tier, DspTier::kFinal);
   const ContractSettlement* f7 = Find(*last, kJan);
   ASSERT_NE(f7, nullptr);
   EXPECT_EQ(f7->tier, DspTier::k3);
-  EXPECT_EQ(f7->price, Px(590));
+  EXPECT_EQ(f7->price, Price{Px(590)});
 }
 
 // The FSP averages the month's business days: 22 in December 2026 when
@@ -373,7 +375,7 @@ TEST(SettlementService, TheFspSkipsTheHolidaysFixing) {
   const ContractSettlement* z6 = Find(*svc->Report(kDec31), kDec);
   ASSERT_NE(z6, nullptr);
   EXPECT_TRUE(z6->final);
-  EXPECT_EQ(z6->price, Px(612));
+  EXPECT_EQ(z6->price, Price{Px(612)});
 }
 
 TEST(SettlementService, FspIsDisruptedBelowThreeQuartersOfLevelOneOrTwo) {
@@ -477,7 +479,8 @@ TEST(SettlementService, DepositsReachTheLedgerAndTheCollateral) {
   s.FeedTo(*svc);
   ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
   EXPECT_EQ(svc->ledger().Balance(2), kOpening + Usd(50'000));
-  EXPECT_EQ(svc->Report(kDec1)->accounts[2].collateral, kOpening + Usd(50'000));
+  EXPECT_EQ(svc->Report(kDec1)->accounts[2].collateral,
+            Amount{kOpening + Usd(50'000)});
 }
 
 TEST(SettlementService, ReportsKeepToTheMembersAccounts) {
@@ -519,7 +522,7 @@ TEST(SettlementService, ReportsListEachFillOfTheDayWithItsSide) {
     EXPECT_EQ(t.trade_id, 2u);
     EXPECT_EQ(t.match_time, At(kDec1 + 1, 20, 55));
     EXPECT_EQ(t.instrument, kDec);
-    EXPECT_EQ(t.price, Px(600));
+    EXPECT_EQ(t.price, Price{Px(600)});
     EXPECT_FALSE(t.busted);
   }
   const TradeLine& buy = d2->trades[0].lots > 0 ? d2->trades[0] : d2->trades[1];
@@ -584,7 +587,7 @@ TEST(SettlementService, CashMovementsReconcileEveryCollateral) {
   ASSERT_EQ(d1->cash.size(), 4u);  // no VM on day 1: traded at the DSP
   for (const CashLine& c : d1->cash) {
     EXPECT_EQ(c.movement.kind, MovementKind::kDeposit);
-    EXPECT_EQ(c.movement.amount_micros, kOpening);
+    EXPECT_EQ(c.movement.amount.micros, kOpening);
     EXPECT_EQ(c.counterparty, BookKind::kBank);
   }
   // Day 2: the deposit, then the VM of A1 and A3 through the house.
@@ -595,17 +598,17 @@ TEST(SettlementService, CashMovementsReconcileEveryCollateral) {
   EXPECT_EQ(d2->cash[0].movement.ref, 3u);  // the event's seq
   EXPECT_EQ(d2->cash[1].movement.kind, MovementKind::kVariationMargin);
   EXPECT_EQ(d2->cash[1].movement.account, 1u);
-  EXPECT_EQ(d2->cash[1].movement.amount_micros, Usd(14'600));
+  EXPECT_EQ(d2->cash[1].movement.amount.micros, Usd(14'600));
   EXPECT_EQ(d2->cash[1].counterparty, BookKind::kHouse);
   EXPECT_EQ(d2->cash[2].member, 2u);
   // Each account: the previous collateral plus its lines.
   std::vector<int64_t> collateral(5, 0);
   for (const RunReport* r : {d1, d2}) {
     for (const CashLine& c : r->cash) {
-      collateral[c.movement.account] += c.movement.amount_micros;
+      collateral[c.movement.account] += c.movement.amount.micros;
     }
     for (uint32_t a = 1; a <= 4; ++a) {
-      EXPECT_EQ(r->accounts[a].collateral, collateral[a]) << a;
+      EXPECT_EQ(r->accounts[a].collateral, Amount{collateral[a]}) << a;
     }
   }
   const std::string cm2 = ReportJson(TestConfig(), *d2, 2);
@@ -629,7 +632,7 @@ TEST(SettlementService, FinalSettlementShowsPositionZeroAndTheClosedQuantity) {
   EXPECT_EQ(a1->position, 0);
   EXPECT_TRUE(a1->closed);
   EXPECT_EQ(a1->final_quantity, 2);
-  EXPECT_EQ(a1->variation_margin, Usd(32'120));
+  EXPECT_EQ(a1->variation_margin, Amount{Usd(32'120)});
   EXPECT_EQ(a3->position, 0);
   EXPECT_EQ(a3->final_quantity, -2);
   // The day before, the position was open.
@@ -669,16 +672,16 @@ TEST(SettlementService, AnAccountBelowItsInitialMarginGetsAMarginCall) {
   ASSERT_TRUE(svc->status().ok()) << svc->status().ToString();
   const RunReport* r = svc->Report(kDec1);
   ASSERT_NE(r, nullptr);
-  EXPECT_EQ(r->accounts[2].initial_margin, Usd(129'210));
-  EXPECT_EQ(r->accounts[2].collateral, Usd(100'000));
-  EXPECT_EQ(r->accounts[2].margin_call, Usd(29'210));
-  EXPECT_EQ(r->accounts[3].margin_call, 0);  // $1,000,000 covers its IM
+  EXPECT_EQ(r->accounts[2].initial_margin, Amount{Usd(129'210)});
+  EXPECT_EQ(r->accounts[2].collateral, Amount{Usd(100'000)});
+  EXPECT_EQ(r->accounts[2].margin_call, Amount{Usd(29'210)});
+  EXPECT_EQ(r->accounts[3].margin_call, Amount{0});  // $1,000,000 covers its IM
   const std::vector<MarginCall> calls = MarginCalls(*r, svc->ledger());
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].account, 2u);
   EXPECT_EQ(calls[0].member, 1u);
-  EXPECT_EQ(calls[0].amount_due, Usd(29'210));
-  EXPECT_EQ(calls[0].outstanding, Usd(29'210));
+  EXPECT_EQ(calls[0].amount_due, Amount{Usd(29'210)});
+  EXPECT_EQ(calls[0].outstanding, Amount{Usd(29'210)});
   EXPECT_FALSE(calls[0].met);
   // CM-2 sees none of CM-1's calls.
   EXPECT_TRUE(MarginCalls(*r, svc->ledger(), 2).empty());
@@ -709,15 +712,15 @@ TEST(SettlementService, ADepositMeetsTheCallAtOnceAndTheNextRunIssuesNone) {
       MarginCalls(*svc->Report(kDec1), svc->ledger());
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_FALSE(calls[0].met);
-  EXPECT_EQ(calls[0].collateral_now, Usd(120'000));
-  EXPECT_EQ(calls[0].outstanding, Usd(9'210));
+  EXPECT_EQ(calls[0].collateral_now, Amount{Usd(120'000)});
+  EXPECT_EQ(calls[0].outstanding, Amount{Usd(9'210)});
   // Another $100 covers the IM: the call shows MET at the next query.
   deposit(Usd(10'000), d.seq.value + 2);
   calls = MarginCalls(*svc->Report(kDec1), svc->ledger());
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_TRUE(calls[0].met);
-  EXPECT_EQ(calls[0].outstanding, 0);
-  EXPECT_EQ(calls[0].amount_due, Usd(29'210));  // what the run called
+  EXPECT_EQ(calls[0].outstanding, Amount{0});
+  EXPECT_EQ(calls[0].amount_due, Amount{Usd(29'210)});  // what the run called
   // The next run (no trade: Tier 3 keeps $5.90) issues no call.
   Event f = d;
   f.seq = exchange::Seq{d.seq.value + 3};
@@ -725,7 +728,7 @@ TEST(SettlementService, ADepositMeetsTheCallAtOnceAndTheNextRunIssuesNone) {
   f.count = static_cast<uint32_t>(kDec1 + 1);
   svc->OnEvent(f);
   ASSERT_NE(svc->Report(kDec1 + 1), nullptr);
-  EXPECT_EQ(svc->Report(kDec1 + 1)->accounts[2].margin_call, 0);
+  EXPECT_EQ(svc->Report(kDec1 + 1)->accounts[2].margin_call, Amount{0});
   EXPECT_TRUE(MarginCalls(*svc->Report(kDec1 + 1), svc->ledger()).empty());
 }
 
@@ -823,7 +826,7 @@ TEST(SettlementService, EveryEventOfACommandApplies) {
   events[2].type = EventType::kBookLevel;
   events[2].instrument = exchange::InstrumentId{kDec};
   events[2].side = exchange::Side::kSell;
-  events[2].price = exchange::Price{Px(600)};
+  events[2].price = Price{Px(600)};
   events[2].quantity = exchange::Quantity{1};
   for (Event& e : events) {
     e.seq = exchange::Seq{1};
@@ -841,7 +844,7 @@ TEST(SettlementService, EveryEventOfACommandApplies) {
   for (const Event& e : events) svc.value()->OnEvent(e);
   EXPECT_EQ(svc.value()->events_applied(), 4u);
   EXPECT_EQ(svc.value()->Position(1, kDec), 2);
-  EXPECT_EQ(Find(*svc.value()->Report(kDec1), kDec)->price, Px(590));
+  EXPECT_EQ(Find(*svc.value()->Report(kDec1), kDec)->price, Price{Px(590)});
 }
 
 // ---- Operator recovery ----
@@ -918,9 +921,9 @@ TEST(SettlementService, ARefusedRunWaitsThenTheAdminsRerunSettlesItAndLater) {
             (std::vector<int64_t>{kDec1, kDec1 + 1, kDec1 + 2}));
   EXPECT_EQ(runs, 3);
   // Day 1 settled as it would have at its instant: A1 long 2 at $5.90.
-  EXPECT_EQ(Find(*svc.value()->Report(kDec1), kDec)->price, Px(590));
+  EXPECT_EQ(Find(*svc.value()->Report(kDec1), kDec)->price, Price{Px(590)});
   // Day 2's DSP came from day 2's window, kept while it waited: $6.00.
-  EXPECT_EQ(Find(*svc.value()->Report(kDec1 + 1), kDec)->price, Px(600));
+  EXPECT_EQ(Find(*svc.value()->Report(kDec1 + 1), kDec)->price, Price{Px(600)});
   EXPECT_EQ(svc.value()->Position(1, kDec), 1);
   EXPECT_EQ(svc.value()->Position(5, kDec), -1);
   EXPECT_EQ(svc.value()->ledger().HouseBalance(), 0);

@@ -176,7 +176,9 @@ Status Demo::LoadMarket() {
       // Micro-dollars to price units, on the tick.
       if (p.has_value())
         level_ =
-            (exchange::PriceFromMicros(p.value_micros()).units + kTick / 2) /
+            (exchange::PriceFromIndex(exchange::IndexPrice{p.value_micros()})
+                 .units +
+             kTick / 2) /
             kTick * kTick;
     }
   }

@@ -37,14 +37,14 @@ int Fail(int code, const std::string& line) {
 std::string Usd3(int64_t micros) { return exchange::FormatMicros(micros, 3); }
 
 std::string ValueText(const index::Print& p) {
-  return p.has_value ? Usd3(p.value_micros) : std::string("none");
+  return p.has_value ? Usd3(p.value.micros) : std::string("none");
 }
 
 std::string PrintJson(const index::Print& p) {
   std::string out =
       "{\"level\":" + exchange::JsonString(index::LevelName(p.level)) +
       ",\"revision\":" + std::to_string(p.revision) + ",\"value\":";
-  out += p.has_value ? "\"" + Usd3(p.value_micros) + "\"" : "null";
+  out += p.has_value ? "\"" + Usd3(p.value.micros) + "\"" : "null";
   out += ",\"trade_count\":" + std::to_string(p.trade_count) +
          ",\"gpu_hours\":" + std::to_string(p.gpu_hours) + "}";
   return out;

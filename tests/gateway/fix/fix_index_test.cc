@@ -291,7 +291,7 @@ TEST_F(FixIndexTest, SnapshotCarriesTheLatestPrintWithEveryField) {
   EXPECT_EQ(In(e, 269), "3");
   // The mean of the six partitions' medians, 5.8175, rounded half-up.
   EXPECT_EQ(In(e, 270), "5.818");
-  EXPECT_EQ(In(e, 270), FormatMicros(p->value_micros, 3));
+  EXPECT_EQ(In(e, 270), FormatMicros(p->value.micros, 3));
   EXPECT_EQ(In(e, 272), "20261201");
   EXPECT_EQ(In(e, 273), "21:00:00.000");
   EXPECT_EQ(In(e, kLevelTag), "1a");
@@ -302,8 +302,8 @@ TEST_F(FixIndexTest, SnapshotCarriesTheLatestPrintWithEveryField) {
   EXPECT_EQ(In(e, kSellersTag), "3");
   EXPECT_EQ(In(e, kBuyersTag), "3");
   EXPECT_EQ(In(e, kGpuHoursTag), "4608");
-  EXPECT_EQ(In(e, kP25Tag), FormatMicros(p->p25_micros, 3));
-  EXPECT_EQ(In(e, kP75Tag), FormatMicros(p->p75_micros, 3));
+  EXPECT_EQ(In(e, kP25Tag), FormatMicros(p->p25.micros, 3));
+  EXPECT_EQ(In(e, kP75Tag), FormatMicros(p->p75.micros, 3));
   EXPECT_EQ(In(e, kPartitionsTag), "1 2 3 4 5 6");
   EXPECT_EQ(In(e, kTokensTag), "250.000");
   EXPECT_EQ(Has(e, kUpmTag), p->has_upm);
@@ -349,7 +349,7 @@ TEST_F(FixIndexTest, SubscriptionPushesEachNewPrintOfItsGradeOnly) {
   EXPECT_EQ(In(e, kLevelTag), "2");
   const std::optional<Print> p = Latest(0);
   ASSERT_TRUE(p);
-  EXPECT_EQ(In(e, 270), FormatMicros(p->value_micros, 3));
+  EXPECT_EQ(In(e, 270), FormatMicros(p->value.micros, 3));
 
   // The B200-PRM prints were not sent on md-1; nothing else came.
   Barrier(*c);
@@ -390,13 +390,13 @@ TEST_F(FixIndexTest, OnIndexPrintPushesRestatementsAndDisruptedPrints) {
   restated.computed_at_ns = IndexFixingNs(kIndexDay0) + testing::kHourNs;
   restated.level = Level::k1b;
   restated.has_value = true;
-  restated.value_micros = 5'812'000;
+  restated.value.micros = 5'812'000;
   restated.trade_count = 11;
   restated.sellers = 3;
   restated.buyers = 3;
   restated.gpu_hours = 4'224;
-  restated.p25_micros = 5'805'000;
-  restated.p75_micros = 5'820'050;
+  restated.p25.micros = 5'805'000;
+  restated.p75.micros = 5'820'050;
   restated.attested_milli_tokens = 250'500;
   restated.trade_ids = {1, 2, 4};
   OnGatewayThread([&] { gw_->OnIndexPrint(restated); });
@@ -445,7 +445,7 @@ TEST_F(FixIndexTest, OnIndexPrintPushesRestatementsAndDisruptedPrints) {
   // A carried DISRUPTED value keeps its MDEntryPx and the flag.
   disrupted.day = kIndexDay0 + 5;
   disrupted.has_value = true;
-  disrupted.value_micros = 5'800'000;
+  disrupted.value.micros = 5'800'000;
   OnGatewayThread([&] { gw_->OnIndexPrint(disrupted); });
   w = Expect(*c, SnapshotFor("md-1"), "the carried DISRUPTED print");
   ASSERT_TRUE(w);
@@ -497,8 +497,8 @@ TEST_F(FixIndexTest, AbsentFieldsAreLeftOutNotZero) {
   carried.day = kIndexDay0 + 5;
   carried.level = Level::k4;
   carried.has_value = true;
-  carried.value_micros = 5'800'000;
-  carried.p25_micros = 1;
+  carried.value.micros = 5'800'000;
+  carried.p25.micros = 1;
   carried.has_upm = true;
   carried.usd_per_million_tokens_micros = 5'371'000;
   carried.attested_milli_tokens = 300'000;

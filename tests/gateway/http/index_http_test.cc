@@ -81,13 +81,13 @@ Print LevelOneAPrint() {
   p.computed_at_ns = IndexFixingNs(kIndexDay0);
   p.level = Level::k1a;
   p.has_value = true;
-  p.value_micros = 5'812'000;
+  p.value.micros = 5'812'000;
   p.trade_count = 12;
   p.sellers = 3;
   p.buyers = 3;
   p.gpu_hours = 4'608;
-  p.p25_micros = 5'805'000;
-  p.p75_micros = 5'820'050;
+  p.p25.micros = 5'805'000;
+  p.p75.micros = 5'820'050;
   p.partitions_used = 0b111011;
   p.has_upm = true;
   p.usd_per_million_tokens_micros = 6'458'000;
@@ -118,9 +118,9 @@ TEST(IndexPrintJson, CarriedPrintHasNoPercentilesAndNoTrades) {
   p.computed_at_ns = IndexFixingNs(kIndexDay0 + 1);
   p.level = Level::k4;
   p.has_value = true;
-  p.value_micros = 5'700'000;
-  p.p25_micros = 1;  // not published below Level 2, whatever it holds
-  p.p75_micros = 2;
+  p.value.micros = 5'700'000;
+  p.p25.micros = 1;  // not published below Level 2, whatever it holds
+  p.p75.micros = 2;
   p.has_upm = true;
   p.usd_per_million_tokens_micros = 6'333'000;
   p.attested_milli_tokens = 250'000;
@@ -160,7 +160,7 @@ TEST(IndexPrintJson, DisruptedPrintWithACarriedValueShowsIt) {
   p.computed_at_ns = IndexFixingNs(kIndexDay0);
   p.level = Level::kDisrupted;
   p.has_value = true;
-  p.value_micros = 5'801'000;
+  p.value.micros = 5'801'000;
   const google::protobuf::Struct s = ParseJson(PrintJson("B200-STD", p));
   EXPECT_TRUE(Field(s, "disrupted").bool_value());
   EXPECT_EQ(Field(s, "value").string_value(), "5.801");
@@ -198,7 +198,7 @@ Print ChartPrint(int64_t day, Level level, int64_t value_micros,
   p.computed_at_ns = IndexFixingNs(day);
   p.level = level;
   p.has_value = has_value;
-  p.value_micros = value_micros;
+  p.value.micros = value_micros;
   return p;
 }
 
@@ -426,7 +426,7 @@ TEST_F(IndexHttpTest, LatestPrintByGradeOrByIndexName) {
             "2026-12-03T21:00:00.000000000Z");
   ASSERT_TRUE(latest->has_value);
   EXPECT_EQ(Field(s, "value").string_value(),
-            FormatMicros(latest->value_micros, 3));
+            FormatMicros(latest->value.micros, 3));
   // Level 2 pools both trading days of the grade: 24 trades.
   EXPECT_EQ(Field(s, "trade_count").number_value(), 24);
   EXPECT_EQ(Field(s, "distinct_sellers").number_value(), 3);
@@ -465,7 +465,7 @@ TEST_F(IndexHttpTest, HistoryListsTheLatestRevisionOfEachDayOldestFirst) {
     const Print* expected = index_->Find(0, kIndexDay0 + i);
     ASSERT_NE(expected, nullptr);
     EXPECT_EQ(Field(p, "value").string_value(),
-              FormatMicros(expected->value_micros, 3));
+              FormatMicros(expected->value.micros, 3));
   }
   // The same JSON objects as the latest endpoint.
   EXPECT_NE(r.body.find(PrintJson("B200-STD", *index_->Latest(0))),
@@ -710,7 +710,7 @@ TEST_F(IndexHttpTest, PageChartsEveryGradeWithAMarkerPerPrint) {
                             std::string(index::LevelName(p->level)) + "\""),
                 std::string::npos)
           << marker;
-      EXPECT_NE(marker.find(FormatMicros(p->value_micros, 3)),
+      EXPECT_NE(marker.find(FormatMicros(p->value.micros, 3)),
                 std::string::npos)
           << marker;
     }

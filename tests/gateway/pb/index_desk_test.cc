@@ -164,8 +164,8 @@ class IndexDeskTest : public ::testing::Test {
     EXPECT_EQ(p.disrupted(), want.level == index::Level::kDisrupted);
     EXPECT_EQ(p.has_value(), want.has_value);
     if (want.has_value) {
-      EXPECT_EQ(p.value(), FormatMicros(want.value_micros, 3));
-      EXPECT_EQ(p.value_micros(), want.value_micros);
+      EXPECT_EQ(p.value(), FormatMicros(want.value.micros, 3));
+      EXPECT_EQ(p.value_micros(), want.value.micros);
       // The published precision: exactly 3 decimals.
       ASSERT_NE(p.value().find('.'), std::string::npos) << p.value();
       EXPECT_EQ(p.value().size() - p.value().find('.'), 4u) << p.value();
@@ -177,10 +177,10 @@ class IndexDeskTest : public ::testing::Test {
     EXPECT_EQ(p.distinct_buyers(), want.buyers);
     EXPECT_EQ(p.gpu_hours(), want.gpu_hours);
     if (want.trade_count > 0) {
-      EXPECT_EQ(p.p25(), FormatMicros(want.p25_micros, 3));
-      EXPECT_EQ(p.p25_micros(), want.p25_micros);
-      EXPECT_EQ(p.p75(), FormatMicros(want.p75_micros, 3));
-      EXPECT_EQ(p.p75_micros(), want.p75_micros);
+      EXPECT_EQ(p.p25(), FormatMicros(want.p25.micros, 3));
+      EXPECT_EQ(p.p25_micros(), want.p25.micros);
+      EXPECT_EQ(p.p75(), FormatMicros(want.p75.micros, 3));
+      EXPECT_EQ(p.p75_micros(), want.p75.micros);
     } else {
       EXPECT_EQ(p.p25(), "");
       EXPECT_EQ(p.p75(), "");
@@ -453,7 +453,7 @@ TEST_F(IndexDeskTest, ExplainMarksOnlyTheAskersOwnSidesAndNamesFirmsToTheAdmin) 
         ex.partitions[static_cast<std::size_t>(i)];
     EXPECT_EQ(tx.partitions(i).partition(), pv.partition);
     EXPECT_EQ(tx.partitions(i).trade_count(), pv.trades);
-    EXPECT_EQ(tx.partitions(i).vwm(), FormatMicros(pv.vwm_micros, 3));
+    EXPECT_EQ(tx.partitions(i).vwm(), FormatMicros(pv.vwm.micros, 3));
   }
   ASSERT_EQ(tx.trades_size(), static_cast<int>(ex.trades.size()));
   ASSERT_EQ(ax.trades_size(), tx.trades_size());
@@ -471,7 +471,7 @@ TEST_F(IndexDeskTest, ExplainMarksOnlyTheAskersOwnSidesAndNamesFirmsToTheAdmin) 
     const index::ContributingTrade& st = ex.trades[static_cast<std::size_t>(i)];
     EXPECT_EQ(tt.trade_id(), st.trade.trade_id);
     EXPECT_EQ(at.trade_id(), tt.trade_id());
-    EXPECT_EQ(tt.price(), FormatMicros(st.trade.price_micros, 3));
+    EXPECT_EQ(tt.price(), FormatMicros(st.trade.price.micros, 3));
     EXPECT_EQ(tt.gpu_hours(), st.gpu_hours);
     EXPECT_EQ(tt.weight_micros(), st.weight);
     EXPECT_EQ(tt.partition(), st.partition);

@@ -189,7 +189,8 @@ TEST_F(SettlementDeskTest, ReportCarriesPricesPositionsAndMoneyAsDecimals) {
               settlement::AmountText(run->accounts[firm_a].initial_margin));
     // 730 x 2 x $5.90 x 15 %.
     EXPECT_EQ(a.initial_margin(), "1292.100000");
-    EXPECT_EQ(a.collateral(), settlement::AmountText(kOpening + 73 * kUsd));
+    EXPECT_EQ(a.collateral(),
+              settlement::AmountText(exchange::Amount{kOpening + 73 * kUsd}));
   }
 }
 

@@ -327,7 +327,7 @@ TEST_F(IndexEndToEndTest, DailyFixingsEqualTheTradesComputedIndependently) {
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->level, index::Level::k1a);
     EXPECT_TRUE(p->has_value);
-    EXPECT_EQ(p->value_micros, OwnLevelOneA(mine));
+    EXPECT_EQ(p->value.micros, OwnLevelOneA(mine));
     EXPECT_EQ(p->revision, 0u);
     EXPECT_EQ(p->sellers, 3u);
     EXPECT_EQ(p->buyers, 3u);
@@ -409,7 +409,7 @@ TEST_F(IndexEndToEndTest, SpotBandsFollowTheGradesLatestFixing) {
   ASSERT_NE(p, nullptr);
   ASSERT_EQ(p->day, day);
   ASSERT_EQ(p->level, index::Level::k1a);
-  ASSERT_EQ(p->value_micros, 6'300'000);
+  ASSERT_EQ(p->value.micros, 6'300'000);
   // $6.45 is inside $6.30 +/- 10 %: the IOC finds no seller and expires.
   EXPECT_NE(ProbeBuy(symbol, 64'500, &text), w::EXEC_TYPE_REJECTED) << text;
   EXPECT_EQ(ProbeBuy(symbol, 69'400, &text), w::EXEC_TYPE_REJECTED);

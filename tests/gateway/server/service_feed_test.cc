@@ -98,7 +98,7 @@ struct Harness {
         nullptr, std::move(options));
     feed->GoLive([this](const index::Print& p) {
       publisher_thread = std::this_thread::get_id();
-      prints.push_back({p.grade, p.day, p.revision, p.value_micros});
+      prints.push_back({p.grade, p.day, p.revision, p.value.micros});
     });
   }
   // The gateway loop's part: prints, commands, answers.
@@ -206,7 +206,7 @@ TEST(ServiceFeedTest, AFullRingHoldsEventsBackAndLosesNone) {
       const index::Print* b = sync.feed->index().Find(g, d);
       ASSERT_NE(a, nullptr) << g << " " << d;
       ASSERT_NE(b, nullptr) << g << " " << d;
-      EXPECT_EQ(a->value_micros, b->value_micros) << g << " " << d;
+      EXPECT_EQ(a->value.micros, b->value.micros) << g << " " << d;
       EXPECT_EQ(a->revision, b->revision) << g << " " << d;
       EXPECT_EQ(a->trade_ids, b->trade_ids) << g << " " << d;
     }

@@ -106,7 +106,7 @@ TEST_F(IndexCliTest, ShowPrintsEveryFieldOfTheLatestPrint) {
   EXPECT_EQ(r.err, "");
   const std::vector<std::string> lines = Lines(r.out);
   ASSERT_GE(lines.size(), 16u) << r.out;
-  const std::string value = pb::internal::FormatMicros(latest->value_micros, 3);
+  const std::string value = pb::internal::FormatMicros(latest->value.micros, 3);
   EXPECT_EQ(
       lines[0].rfind(
           "CFX-B200-STD 2026-12-05: " + value + " USD per GPU-hour, level ", 0),
@@ -153,7 +153,7 @@ TEST_F(IndexCliTest, ShowJsonIsTheIndexPrint) {
   EXPECT_TRUE(
       Contains(r.out, "\"value\":\"" +
                           pb::internal::FormatMicros(
-                              gw_.index().Latest(kStd)->value_micros, 3) +
+                              gw_.index().Latest(kStd)->value.micros, 3) +
                           "\""))
       << r.out;
 }
@@ -172,7 +172,7 @@ TEST_F(IndexCliTest, HistoryPrintsOneRowPerDay) {
     ASSERT_NE(p, nullptr);
     const std::string& line = lines[static_cast<std::size_t>(i) + 1];
     EXPECT_EQ(line.rfind(FormatDay(kDay - 2 + i) + "  ", 0), 0u) << line;
-    EXPECT_TRUE(Contains(line, pb::internal::FormatMicros(p->value_micros, 3)))
+    EXPECT_TRUE(Contains(line, pb::internal::FormatMicros(p->value.micros, 3)))
         << line;
     EXPECT_TRUE(Contains(line, std::to_string(p->gpu_hours))) << line;
     EXPECT_EQ(line.substr(line.size() - 1), "-") << "not restated: " << line;
@@ -253,7 +253,7 @@ TEST_F(IndexCliTest, HistoryWithAllRevisionsShowsEachRevisionAndItsTime) {
     EXPECT_EQ(line.rfind("2026-12-05  2026-12-05T" + std::string(times[i]), 0),
               0u)
         << line;
-    EXPECT_TRUE(Contains(line, FormatMicros(day[i].value_micros, 3))) << line;
+    EXPECT_TRUE(Contains(line, FormatMicros(day[i].value.micros, 3))) << line;
     if (i == 0) {
       EXPECT_EQ(line.substr(line.size() - 1), "-") << line;
     } else {
