@@ -89,25 +89,10 @@ struct Trader {
 // Adds a firm with one account and one trader.
 Trader AddTrader(gateway::ServerConfig& c, const std::string& firm) {
   Trader t{firm + "-trader", firm + "-secret", 0};
-  t.account = static_cast<uint32_t>(c.accounts.size() + 1);
   c.firms.push_back(gateway::FirmInfo{firm, ""});
-  gateway::AccountInfo a;
-  a.id = exchange::AccountId{t.account};
-  a.name = firm + "-1";
-  a.firm = firm;
-  a.clearing_member =
-      c.clearing_members.empty() ? "" : c.clearing_members.front().name;
-  a.collateral = kBenchCollateral;
-  c.accounts.push_back(a);
-  c.engine.accounts.push_back(
-      exchange::AccountConfig{a.id, a.stp, a.collateral});
-  gateway::UserConfig u;
-  u.name = t.key;
-  u.firm = firm;
-  u.role = gateway::Role::kTrader;
-  u.account = a.id;
-  u.api_keys.push_back(gateway::ApiKey{t.key, t.secret});
-  c.users.push_back(std::move(u));
+  t.account = AddBenchTrader(c, firm, firm + "-1", t.key, t.secret,
+                             exchange::StpMode::kCancelNewest)
+                  .value;
   return t;
 }
 
