@@ -26,9 +26,14 @@ namespace {
 
 constexpr char kInvalidCredentials[] = "invalid username or password";
 
-// Per source address: 1 s after a failed check, doubling, at most 60 s; 8
-// checks at once (a firm's sessions logging on together).
-constexpr BackoffPolicy kSourceBackoff{.max_in_flight = 8};
+// Per source address: 1 s after a failed check, doubling, at most 60 s; as
+// many checks at once as the address may hold connections not logged on (at
+// least 8), so a firm's sessions logging on together from one host are never
+// refused by it.
+BackoffPolicy SourceBackoff(const SessionPolicy& session) {
+  return BackoffPolicy{
+      .max_in_flight = std::max<uint32_t>(8, session.max_pre_logon_per_source)};
+}
 
 // "<address>" of the connection's peer, or "" when it has none.
 std::string PeerAddress(const asio::ip::tcp::socket& socket) {
@@ -77,10 +82,13 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
                               ? "fix " + user->fix_sender_comp_id
                               : std::string("fix unknown SenderCompID");
   int64_t wait = 0;
-  if (!backoff_.Begin(source, kSourceBackoff, SteadyNs(), &wait)) {
+  const BackoffRefusal why =
+      backoff_.Begin(source, SourceBackoff(config_.session), SteadyNs(), &wait);
+  if (why != BackoffRefusal::kNone) {
     if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
-    Log(who + ": logon from " + address + " refused: back-off");
-    *refusal = BackoffText(wait);
+    Log(who + ": logon from " + address + " refused: " +
+        (why == BackoffRefusal::kInFlight ? "checks in flight" : "back-off"));
+    *refusal = RefusalText(why, wait);
     return true;
   }
   const bool named =
@@ -108,7 +116,7 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
 
 void FixGateway::LogonCheckDone(uint64_t conn, int session,
                                 LogonBackoff::Key source, bool passed) {
-  backoff_.End(source, passed, kSourceBackoff, SteadyNs());
+  backoff_.End(source, passed, SourceBackoff(config_.session), SteadyNs());
   if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(passed);
   if (!passed) {
     Log((session >= 0

@@ -24,8 +24,14 @@ constexpr uint32_t kMinHeartbeatMs = 100;
 constexpr uint32_t kMaxHeartbeatMs = 60'000;
 
 // Per source address: free for 8 failed checks (several users behind one
-// address), then 1 s, doubling, at most 60 s.
-constexpr BackoffPolicy kSourceBackoff{.free_failures = 8, .max_in_flight = 8};
+// address), then 1 s, doubling, at most 60 s; as many checks at once as the
+// address may hold connections not logged on (at least 8), so a firm whose
+// sessions log on together from one host is never refused by it.
+BackoffPolicy SourceBackoff(const SessionPolicy& session) {
+  return BackoffPolicy{
+      .free_failures = 8,
+      .max_in_flight = std::max<uint32_t>(8, session.max_pre_logon_per_source)};
+}
 // Per API key at one source address: 1 s after a failed check, doubling,
 // at most 60 s.
 constexpr BackoffPolicy kKeyBackoff{};
@@ -86,13 +92,18 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
       (user != nullptr ? " user " + user->name : " key " + m.api_key()));
   const int64_t now_ns = LogonNow();
   int64_t wait = 0;
-  if (!backoff_.Begin(source, kSourceBackoff, now_ns, &wait)) {
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, BackoffText(wait));
+  BackoffRefusal why = backoff_.Begin(source, SourceBackoff(config_.session),
+                                      now_ns, &wait);
+  if (why != BackoffRefusal::kNone) {
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
+                RefusalText(why, wait));
     return;
   }
-  if (!backoff_.Begin(pair, kKeyBackoff, now_ns, &wait)) {
+  why = backoff_.Begin(pair, kKeyBackoff, now_ns, &wait);
+  if (why != BackoffRefusal::kNone) {
     backoff_.Abandon(source);
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, BackoffText(wait));
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
+                RefusalText(why, wait));
     return;
   }
   // An unknown key is checked against a secret of its own, so that it
@@ -124,7 +135,7 @@ void Gateway::LogonCheckDone(uint64_t session_id, const w::Logon& m,
                              const UserConfig* user, LogonBackoff::Key source,
                              LogonBackoff::Key pair, bool passed) {
   const int64_t now_ns = LogonNow();
-  backoff_.End(source, passed, kSourceBackoff, now_ns);
+  backoff_.End(source, passed, SourceBackoff(config_.session), now_ns);
   backoff_.End(pair, passed, kKeyBackoff, now_ns);
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return;

@@ -43,6 +43,11 @@ bool CredentialChecker::TrySubmit(asio::io_context& io,
   return true;
 }
 
+std::size_t CredentialChecker::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
+}
+
 void CredentialChecker::Run() {
   // Per thread on Linux: this worker only.
   (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)),

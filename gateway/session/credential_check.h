@@ -50,6 +50,8 @@ class CredentialChecker {
                  std::function<void(bool)> done);
 
   std::size_t max_queued() const { return max_queued_; }
+  // Checks waiting for a worker now (not the ones running).
+  std::size_t queued() const;
 
  private:
   struct Job {
@@ -60,7 +62,7 @@ class CredentialChecker {
   void Run();
 
   const std::size_t max_queued_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Job> queue_;  // guarded by mu_
   bool stopping_ = false;  // guarded by mu_
