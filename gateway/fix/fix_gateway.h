@@ -19,6 +19,7 @@
 #include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/known_sources.h"
 #include "gateway/session/logon_backoff.h"
 #include "gateway/session/order_view.h"
 #include "gateway/session/service_reads.h"
@@ -352,6 +353,9 @@ class FixGateway final : private Handler {
   std::unique_ptr<CredentialChecker> own_checker_;
   CredentialChecker* checker_ = nullptr;
   LogonBackoff backoff_;
+  // Addresses a logon passed from: their checks skip the checker's CPU
+  // budget (logon_check.cc).
+  KnownSources known_sources_;
   std::string unknown_user_hash_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);
   std::string clordid_path_;

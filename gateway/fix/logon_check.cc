@@ -104,7 +104,10 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
   auto done = [this, alive, conn, session, source](bool passed) {
     if (!alive.expired()) LogonCheckDone(conn, session, source, passed);
   };
-  if (!checker_->TrySubmit(io_, std::move(check), std::move(done))) {
+  // PBKDF2 is costly: within the checker's CPU budget, unless a logon
+  // passed from this address before (a firm's own host).
+  const bool costly = !known_sources_.Known(source, SteadyNs());
+  if (!checker_->TrySubmit(io_, std::move(check), std::move(done), costly)) {
     backoff_.Abandon(source);
     if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
     Log(who + ": logon from " + address + " refused: checks busy");
@@ -116,7 +119,13 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
 
 void FixGateway::LogonCheckDone(uint64_t conn, int session,
                                 LogonBackoff::Key source, bool passed) {
-  backoff_.End(source, passed, SourceBackoff(config_.session), SteadyNs());
+  const int64_t now = SteadyNs();
+  backoff_.End(source, passed, SourceBackoff(config_.session), now);
+  if (passed) {
+    known_sources_.Passed(source, now);
+  } else {
+    known_sources_.Failed(source);
+  }
   if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(passed);
   if (!passed) {
     Log((session >= 0
