@@ -26,6 +26,13 @@ namespace {
 
 constexpr char kInvalidCredentials[] = "invalid username or password";
 
+// A Logon refused unchecked (back-off, checks in flight, busy) is answered
+// this long after it came, so that a flood of them, each answered at once,
+// cannot make a loop of connections that costs the gateway more than the
+// checks it spares; at most kMaxDelayedRefusals wait (beyond, at once).
+constexpr int64_t kRefusalDelayNs = 1'000'000'000;
+constexpr std::size_t kMaxDelayedRefusals = 4'096;
+
 // Per source address: 1 s after a failed check, doubling, at most 60 s; as
 // many checks at once as the address may hold connections not logged on (at
 // least 8), so a firm's sessions logging on together from one host are never
@@ -88,8 +95,7 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
     if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
     Log(who + ": logon from " + address + " refused: " +
         (why == BackoffRefusal::kInFlight ? "checks in flight" : "back-off"));
-    *refusal = RefusalText(why, wait);
-    return true;
+    return RefuseUnchecked(conn, RefusalText(why, wait), refusal);
   }
   const bool named =
       user != nullptr && username == user->name && !user->password_hash.empty();
@@ -111,10 +117,33 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
     backoff_.Abandon(source);
     if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
     Log(who + ": logon from " + address + " refused: checks busy");
-    *refusal = kChecksBusyText;
-    return true;
+    return RefuseUnchecked(conn, kChecksBusyText, refusal);
   }
   return false;
+}
+
+bool FixGateway::RefuseUnchecked(uint64_t conn, const std::string& text,
+                                 std::string* refusal) {
+  if (delayed_refusals_.size() >= kMaxDelayedRefusals) {
+    *refusal = text;
+    return true;
+  }
+  delayed_refusals_.push_back(
+      DelayedRefusal{SteadyNs() + kRefusalDelayNs, conn, text});
+  return false;
+}
+
+int FixGateway::ReleaseRefusals(int64_t now_ns) {
+  int n = 0;
+  while (!delayed_refusals_.empty() &&
+         delayed_refusals_.front().due_ns <= now_ns) {
+    const DelayedRefusal r = std::move(delayed_refusals_.front());
+    delayed_refusals_.pop_front();
+    // Nothing when the connection is gone meanwhile.
+    engine_->LogonChecked(r.conn, r.text);
+    ++n;
+  }
+  return n;
 }
 
 void FixGateway::LogonCheckDone(uint64_t conn, int session,

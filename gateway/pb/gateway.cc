@@ -454,6 +454,7 @@ int Gateway::Poll() {
     ScanTimers(now);
   }
   work += SyncNonces();
+  work += ReleaseRefusals(now);
   work += ServeResends();
   return work + Write(now);
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -216,6 +217,11 @@ class Gateway {
                      const UserConfig* user);
   void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
                    const std::string& text);
+  // LogonReject(TRY_AGAIN_LATER, text) of a Logon not checked, after the
+  // refusal delay; the session's later frames wait meanwhile.
+  void RefuseUnchecked(Session& s, const std::string& text);
+  // Answers the delayed refusals that are due; returns how many.
+  int ReleaseRefusals(int64_t now_ns);
   // Serves the resuming sessions (Resender::Serve); returns messages sent.
   int ServeResends();
 
@@ -274,6 +280,14 @@ class Gateway {
   std::shared_ptr<LogonNonces> nonces_ = std::make_shared<LogonNonces>();
   std::vector<AwaitingSync> awaiting_sync_;
   bool nonce_sync_running_ = false;
+  // Logons refused unchecked (TRY_AGAIN_LATER), answered once due, oldest
+  // first (gateway_logon.cc).
+  struct DelayedRefusal {
+    int64_t due_ns = 0;
+    uint64_t session_id = 0;
+    std::string text;
+  };
+  std::deque<DelayedRefusal> delayed_refusals_;
   int64_t last_timer_scan_ns_ = 0;
 
   // Logon checks (gateway_logon.cc): the checker (deps_.credentials or

@@ -26,6 +26,12 @@ namespace {
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 constexpr uint32_t kMinHeartbeatMs = 100;
 constexpr uint32_t kMaxHeartbeatMs = 60'000;
+// A Logon refused unchecked (back-off, checks in flight, busy) is answered
+// this long after it came, so that a flood of them, each answered at once,
+// cannot make a loop of connections that costs the gateway more than the
+// checks it spares; at most kMaxDelayedRefusals wait (beyond, at once).
+constexpr int64_t kRefusalDelayNs = 1'000'000'000;
+constexpr std::size_t kMaxDelayedRefusals = 4'096;
 
 // Per source address: free for 8 failed checks (several users behind one
 // address), then 1 s, doubling, at most 60 s; as many checks at once as the
@@ -99,15 +105,13 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   BackoffRefusal why = backoff_.Begin(source, SourceBackoff(config_.session),
                                       now_ns, &wait);
   if (why != BackoffRefusal::kNone) {
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
-                RefusalText(why, wait));
+    RefuseUnchecked(s, RefusalText(why, wait));
     return;
   }
   why = backoff_.Begin(pair, kKeyBackoff, now_ns, &wait);
   if (why != BackoffRefusal::kNone) {
     backoff_.Abandon(source);
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
-                RefusalText(why, wait));
+    RefuseUnchecked(s, RefusalText(why, wait));
     return;
   }
   // On the worker: the signature (an unknown key is checked against a
@@ -164,7 +168,7 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   if (!checker_->TrySubmit(io_, std::move(check), std::move(done))) {
     backoff_.Abandon(source);
     backoff_.Abandon(pair);
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, kChecksBusyText);
+    RefuseUnchecked(s, kChecksBusyText);
     return;
   }
   s.logon_checking = true;
@@ -333,6 +337,36 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
         s, MessagePosition{m.resume_after_seq(), m.resume_after_index()},
         last_event_seq_);
   }
+}
+
+void Gateway::RefuseUnchecked(Session& s, const std::string& text) {
+  if (delayed_refusals_.size() >= kMaxDelayedRefusals) {
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, text);
+    return;
+  }
+  s.logon_checking = true;
+  delayed_refusals_.push_back(
+      DelayedRefusal{SteadyNs() + kRefusalDelayNs, s.id, text});
+}
+
+int Gateway::ReleaseRefusals(int64_t now_ns) {
+  int n = 0;
+  while (!delayed_refusals_.empty() &&
+         delayed_refusals_.front().due_ns <= now_ns) {
+    const DelayedRefusal r = std::move(delayed_refusals_.front());
+    delayed_refusals_.pop_front();
+    ++n;
+    auto it = sessions_.find(r.session_id);
+    if (it == sessions_.end()) continue;
+    std::shared_ptr<Session> s = it->second;
+    if (s->state != Session::State::kAwaitLogon || !s->logon_checking) {
+      continue;
+    }
+    s->logon_checking = false;
+    LogonReject(*s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, r.text);
+    if (DrainFrames(*s)) Read(s);
+  }
+  return n;
 }
 
 void Gateway::LogonReject(Session& s, w::LogonRejectReason reason,

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -231,7 +232,7 @@ class BlockedChecker {
   CredentialChecker checker_;
 };
 
-TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesAtOnceWithItsOwnReason) {
+TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesUncheckedWithItsOwnReason) {
   BlockedChecker blocked(io_);
   Start(blocked.get());
   EXPECT_TRUE(Refused(Answer(server_test::DemoLogon("trader-a")),
@@ -241,6 +242,21 @@ TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesAtOnceWithItsOwnReason) {
   EXPECT_TRUE(Answer(server_test::DemoLogon("trader-a")).has_logon_ack());
   gateway_->Stop();
   gateway_.reset();
+}
+
+// A Logon refused without a check is answered only after the refusal
+// delay (1 s), so that a flood of them cannot loop at the gateway's speed;
+// a checked one is answered at once.
+TEST_F(PbLogonBackoffTest, ALogonRefusedWithoutACheckIsAnsweredAfterASecond) {
+  Start();
+  EXPECT_TRUE(Refused(Answer(Guess("trader-a")),
+                      w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
+                      "authentication failed"));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(Refused(Answer(Guess("trader-a")),
+                      w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
+                      "try again later"));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
 }
 
 // A firm whose sessions log on together from one host: every Logon is
