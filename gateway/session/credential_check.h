@@ -18,9 +18,10 @@ struct CredentialCheckOptions {
   // Worker threads running checks. Default: 1 (a check is one core's work;
   // the gateway thread keeps the other).
   int threads = 1;
-  // Checks waiting for a worker at most; one more is refused at once.
-  // Default: 64.
-  std::size_t max_queued = 64;
+  // Checks waiting for a worker at most; one more is refused. Default: 256
+  // (a few hundred logons arriving together; the costly ones are bounded
+  // by the CPU budget below, not by the queue).
+  std::size_t max_queued = 256;
   // The CPU budget of costly checks (TrySubmit's `costly`: PBKDF2
   // passwords), over all workers: a bucket of at most `cpu_burst_ns` of CPU
   // time, refilled at `cpu_ns_per_second`. Defaults: 250 ms per second (a
