@@ -309,6 +309,7 @@ int FixGateway::Poll() {
   }
   FlushMarketData();
   const int64_t now = SteadyNs();
+  work += ReleaseRefusals(now);
   if (now - last_tick_ns_ >= kNanosPerSecond) {
     last_tick_ns_ = now;
     engine_->Tick(WallSeconds());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/known_sources.h"
 #include "gateway/session/logon_backoff.h"
 #include "gateway/session/order_view.h"
 #include "gateway/session/service_reads.h"
@@ -157,6 +159,12 @@ class FixGateway final : private Handler {
   // At Create: the checker and the unknown users' hash.
   void InitLogonChecks();
   // The checker's verdict, back on the gateway thread.
+  // Refuses the Logon of `conn` unchecked with `text`, after the refusal
+  // delay; returns what CheckLogon returns.
+  bool RefuseUnchecked(uint64_t conn, const std::string& text,
+                       std::string* refusal);
+  // Answers the delayed refusals that are due; returns how many.
+  int ReleaseRefusals(int64_t now_ns);
   void LogonCheckDone(uint64_t conn, int session, LogonBackoff::Key source,
                       bool passed);
   void OnLogon(int session) override;
@@ -352,6 +360,17 @@ class FixGateway final : private Handler {
   std::unique_ptr<CredentialChecker> own_checker_;
   CredentialChecker* checker_ = nullptr;
   LogonBackoff backoff_;
+  // Addresses a logon passed from: their checks skip the checker's CPU
+  // budget (logon_check.cc).
+  KnownSources known_sources_;
+  // Logons refused unchecked, answered once due (logon_check.cc), oldest
+  // first.
+  struct DelayedRefusal {
+    int64_t due_ns = 0;
+    uint64_t conn = 0;
+    std::string text;
+  };
+  std::deque<DelayedRefusal> delayed_refusals_;
   std::string unknown_user_hash_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);
   std::string clordid_path_;

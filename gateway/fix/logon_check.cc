@@ -26,9 +26,21 @@ namespace {
 
 constexpr char kInvalidCredentials[] = "invalid username or password";
 
-// Per source address: 1 s after a failed check, doubling, at most 60 s; 8
-// checks at once (a firm's sessions logging on together).
-constexpr BackoffPolicy kSourceBackoff{.max_in_flight = 8};
+// A Logon refused unchecked (back-off, checks in flight, busy) is answered
+// this long after it came, so that a flood of them, each answered at once,
+// cannot make a loop of connections that costs the gateway more than the
+// checks it spares; at most kMaxDelayedRefusals wait (beyond, at once).
+constexpr int64_t kRefusalDelayNs = 1'000'000'000;
+constexpr std::size_t kMaxDelayedRefusals = 4'096;
+
+// Per source address: 1 s after a failed check, doubling, at most 60 s; as
+// many checks at once as the address may hold connections not logged on (at
+// least 8), so a firm's sessions logging on together from one host are never
+// refused by it.
+BackoffPolicy SourceBackoff(const SessionPolicy& session) {
+  return BackoffPolicy{
+      .max_in_flight = std::max<uint32_t>(8, session.max_pre_logon_per_source)};
+}
 
 // "<address>" of the connection's peer, or "" when it has none.
 std::string PeerAddress(const asio::ip::tcp::socket& socket) {
@@ -77,11 +89,13 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
                               ? "fix " + user->fix_sender_comp_id
                               : std::string("fix unknown SenderCompID");
   int64_t wait = 0;
-  if (!backoff_.Begin(source, kSourceBackoff, SteadyNs(), &wait)) {
+  const BackoffRefusal why =
+      backoff_.Begin(source, SourceBackoff(config_.session), SteadyNs(), &wait);
+  if (why != BackoffRefusal::kNone) {
     if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
-    Log(who + ": logon from " + address + " refused: back-off");
-    *refusal = BackoffText(wait);
-    return true;
+    Log(who + ": logon from " + address + " refused: " +
+        (why == BackoffRefusal::kInFlight ? "checks in flight" : "back-off"));
+    return RefuseUnchecked(conn, RefusalText(why, wait), refusal);
   }
   const bool named =
       user != nullptr && username == user->name && !user->password_hash.empty();
@@ -96,19 +110,51 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
   auto done = [this, alive, conn, session, source](bool passed) {
     if (!alive.expired()) LogonCheckDone(conn, session, source, passed);
   };
-  if (!checker_->TrySubmit(io_, std::move(check), std::move(done))) {
+  // PBKDF2 is costly: within the checker's CPU budget, unless a logon
+  // passed from this address before (a firm's own host).
+  const bool costly = !known_sources_.Known(source, SteadyNs());
+  if (!checker_->TrySubmit(io_, std::move(check), std::move(done), costly)) {
     backoff_.Abandon(source);
     if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(false);
     Log(who + ": logon from " + address + " refused: checks busy");
-    *refusal = kChecksBusyText;
-    return true;
+    return RefuseUnchecked(conn, kChecksBusyText, refusal);
   }
   return false;
 }
 
+bool FixGateway::RefuseUnchecked(uint64_t conn, const std::string& text,
+                                 std::string* refusal) {
+  if (delayed_refusals_.size() >= kMaxDelayedRefusals) {
+    *refusal = text;
+    return true;
+  }
+  delayed_refusals_.push_back(
+      DelayedRefusal{SteadyNs() + kRefusalDelayNs, conn, text});
+  return false;
+}
+
+int FixGateway::ReleaseRefusals(int64_t now_ns) {
+  int n = 0;
+  while (!delayed_refusals_.empty() &&
+         delayed_refusals_.front().due_ns <= now_ns) {
+    const DelayedRefusal r = std::move(delayed_refusals_.front());
+    delayed_refusals_.pop_front();
+    // Nothing when the connection is gone meanwhile.
+    engine_->LogonChecked(r.conn, r.text);
+    ++n;
+  }
+  return n;
+}
+
 void FixGateway::LogonCheckDone(uint64_t conn, int session,
                                 LogonBackoff::Key source, bool passed) {
-  backoff_.End(source, passed, kSourceBackoff, SteadyNs());
+  const int64_t now = SteadyNs();
+  backoff_.End(source, passed, SourceBackoff(config_.session), now);
+  if (passed) {
+    known_sources_.Passed(source, now);
+  } else {
+    known_sources_.Failed(source);
+  }
   if (deps_.metrics != nullptr) deps_.metrics->FixLogonResult(passed);
   if (!passed) {
     Log((session >= 0

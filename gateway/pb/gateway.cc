@@ -98,7 +98,7 @@ Status Gateway::Listen(const std::string& address, uint16_t port) {
     const int64_t horizon =
         WallNs() -
         2 * int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
-    CFX_RETURN_IF_ERROR(nonces_.Open(deps_.dir + "/logon-nonces", horizon));
+    CFX_RETURN_IF_ERROR(nonces_->Open(deps_.dir + "/logon-nonces", horizon));
   }
   boost::system::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
@@ -453,6 +453,8 @@ int Gateway::Poll() {
     last_timer_scan_ns_ = now;
     ScanTimers(now);
   }
+  work += SyncNonces();
+  work += ReleaseRefusals(now);
   work += ServeResends();
   return work + Write(now);
 }
@@ -465,7 +467,8 @@ int Gateway::ServeResends() {
   return sent;
 }
 
-// Logon timeouts, heartbeats, dead peers, expired nonces.
+// Logon timeouts, heartbeats, dead peers. (Expired nonces are forgotten by
+// the logon checks, off this thread: gateway_logon.cc.)
 void Gateway::ScanTimers(int64_t now) {
   std::vector<Session*> expired;
   for (auto& [id, sp] : sessions_) {
@@ -489,11 +492,6 @@ void Gateway::ScanTimers(int64_t now) {
     }
   }
   for (Session* s : expired) Close(*s, "timeout");
-  // Forget nonces once their timestamp is outside the logon window.
-  const int64_t horizon =
-      WallNs() -
-      2 * int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
-  nonces_.Expire(horizon);
 }
 
 // Starts a socket write for each session with output and none in flight.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -176,23 +177,51 @@ class Gateway {
   int Write(int64_t now);
 
   // gateway_logon.cc: logon and resume (retransmission).
+  // What the credential checker's worker found of a Logon: the signature,
+  // then (if it passed) the timestamp window, then the nonce, recorded
+  // there, off the gateway thread; its sync follows (SyncNonces()).
+  enum class LogonVerdict : uint8_t {
+    kBadSignature,
+    kStale,
+    kNonceReused,
+    kNonceNotRecorded,
+    kRecorded,  // signature, window and a fresh nonce, written, not synced
+  };
+  // A Logon whose nonce is written and waits for the sync through `ticket`.
+  struct AwaitingSync {
+    uint64_t session_id = 0;
+    wire::v1::Logon logon;
+    const UserConfig* user = nullptr;
+    uint64_t ticket = 0;
+  };
   void OnLogon(Session& s, const wire::v1::Logon& m);
   // The credential checker's verdict on the Logon `m` of session
   // `session_id`, back on the gateway thread.
   void LogonCheckDone(uint64_t session_id, const wire::v1::Logon& m,
                       const UserConfig* user, LogonBackoff::Key source,
-                      LogonBackoff::Key pair, bool passed);
+                      LogonBackoff::Key pair, LogonVerdict verdict,
+                      uint64_t ticket);
+  // Once per loop turn: one sync of the nonces written so far, on the
+  // credential checker's worker, for every Logon waiting for it (at most
+  // one sync at a time; the Logons recorded meanwhile wait for the next).
+  // Returns 1 when it started one.
+  int SyncNonces();
+  // The sync's result, back on the gateway thread: the Logons with tickets
+  // through `through` are acknowledged (ok) or refused NONCE_NOT_RECORDED.
+  void NoncesSynced(bool ok, uint64_t through);
   // The logon back-off's clock (deps_.logon_clock_ns, else the steady one).
   int64_t LogonNow() const;
-  // A Logon whose signature passed: the timestamp window, the nonce, one
-  // session per user, resume; then LogonAck.
+  // A Logon that passed its checks, its nonce durable: one session per
+  // user, resume; then LogonAck.
   void CompleteLogon(Session& s, const wire::v1::Logon& m,
                      const UserConfig* user);
   void LogonReject(Session& s, wire::v1::LogonRejectReason reason,
                    const std::string& text);
-  // The nonce check: true if `m`'s nonce is fresh and now recorded,
-  // otherwise the session got its LogonReject.
-  bool TakeNonce(Session& s, const wire::v1::Logon& m);
+  // LogonReject(TRY_AGAIN_LATER, text) of a Logon not checked, after the
+  // refusal delay; the session's later frames wait meanwhile.
+  void RefuseUnchecked(Session& s, const std::string& text);
+  // Answers the delayed refusals that are due; returns how many.
+  int ReleaseRefusals(int64_t now_ns);
   // Serves the resuming sessions (Resender::Serve); returns messages sent.
   int ServeResends();
 
@@ -245,8 +274,20 @@ class Gateway {
 
   // Cancel-on-disconnect commands the ring had no room for.
   std::vector<exchange::Command> pending_commands_;
-  // Used logon nonces, for replay protection (also across restarts).
-  LogonNonces nonces_;
+  // Used logon nonces, for replay protection (also across restarts);
+  // shared with the checks on the credential checker's workers, which may
+  // outlive the gateway.
+  std::shared_ptr<LogonNonces> nonces_ = std::make_shared<LogonNonces>();
+  std::vector<AwaitingSync> awaiting_sync_;
+  bool nonce_sync_running_ = false;
+  // Logons refused unchecked (TRY_AGAIN_LATER), answered once due, oldest
+  // first (gateway_logon.cc).
+  struct DelayedRefusal {
+    int64_t due_ns = 0;
+    uint64_t session_id = 0;
+    std::string text;
+  };
+  std::deque<DelayedRefusal> delayed_refusals_;
   int64_t last_timer_scan_ns_ = 0;
 
   // Logon checks (gateway_logon.cc): the checker (deps_.credentials or

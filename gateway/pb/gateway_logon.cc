@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <iterator>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "gateway/config/server_config.h"
 #include "gateway/pb/gateway.h"
@@ -9,7 +12,8 @@
 
 // The protobuf gateway's logon (credentials, signature checked off the
 // gateway thread with back-off per source and per API key, timestamp window,
-// nonce reuse, also across restarts, one session per user) and resume: a
+// nonce reuse, also across restarts, the nonce synced off the gateway thread
+// too, one session per user) and resume: a
 // logon with resume_after_seq starts the account's retransmission, which
 // the Resender serves from memory in Poll() while live messages wait.
 
@@ -22,10 +26,22 @@ namespace {
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
 constexpr uint32_t kMinHeartbeatMs = 100;
 constexpr uint32_t kMaxHeartbeatMs = 60'000;
+// A Logon refused unchecked (back-off, checks in flight, busy) is answered
+// this long after it came, so that a flood of them, each answered at once,
+// cannot make a loop of connections that costs the gateway more than the
+// checks it spares; at most kMaxDelayedRefusals wait (beyond, at once).
+constexpr int64_t kRefusalDelayNs = 1'000'000'000;
+constexpr std::size_t kMaxDelayedRefusals = 4'096;
 
 // Per source address: free for 8 failed checks (several users behind one
-// address), then 1 s, doubling, at most 60 s.
-constexpr BackoffPolicy kSourceBackoff{.free_failures = 8, .max_in_flight = 8};
+// address), then 1 s, doubling, at most 60 s; as many checks at once as the
+// address may hold connections not logged on (at least 8), so a firm whose
+// sessions log on together from one host is never refused by it.
+BackoffPolicy SourceBackoff(const SessionPolicy& session) {
+  return BackoffPolicy{
+      .free_failures = 8,
+      .max_in_flight = std::max<uint32_t>(8, session.max_pre_logon_per_source)};
+}
 // Per API key at one source address: 1 s after a failed check, doubling,
 // at most 60 s.
 constexpr BackoffPolicy kKeyBackoff{};
@@ -86,31 +102,73 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
       (user != nullptr ? " user " + user->name : " key " + m.api_key()));
   const int64_t now_ns = LogonNow();
   int64_t wait = 0;
-  if (!backoff_.Begin(source, kSourceBackoff, now_ns, &wait)) {
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, BackoffText(wait));
+  BackoffRefusal why = backoff_.Begin(source, SourceBackoff(config_.session),
+                                      now_ns, &wait);
+  if (why != BackoffRefusal::kNone) {
+    RefuseUnchecked(s, RefusalText(why, wait));
     return;
   }
-  if (!backoff_.Begin(pair, kKeyBackoff, now_ns, &wait)) {
+  why = backoff_.Begin(pair, kKeyBackoff, now_ns, &wait);
+  if (why != BackoffRefusal::kNone) {
     backoff_.Abandon(source);
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, BackoffText(wait));
+    RefuseUnchecked(s, RefusalText(why, wait));
     return;
   }
-  // An unknown key is checked against a secret of its own, so that it
-  // costs what a known one does.
+  // On the worker: the signature (an unknown key is checked against a
+  // secret of its own, so that it costs what a known one does), then the
+  // timestamp window, then the nonce, recorded there so that no file write
+  // holds this thread (its sync follows: SyncNonces()). The check's result
+  // is what the back-off counts: whether the signature passed.
+  struct Found {
+    LogonVerdict verdict = LogonVerdict::kBadSignature;
+    uint64_t ticket = 0;
+  };
+  auto found = std::make_shared<Found>();
+  const int64_t window_ns =
+      int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
   auto check = [secret = user != nullptr ? key->secret : std::string(32, '\0'),
-                m, known = user != nullptr] {
-    return VerifyLogonSignature(secret, m.api_key(), m.timestamp_ns(),
-                                m.nonce(), m.signature()) &&
-           known;
+                m, known = user != nullptr, window_ns, nonces = nonces_,
+                found] {
+    if (!VerifyLogonSignature(secret, m.api_key(), m.timestamp_ns(),
+                              m.nonce(), m.signature()) ||
+        !known) {
+      return false;
+    }
+    const int64_t now = WallNs();
+    if (m.timestamp_ns() < now - window_ns ||
+        m.timestamp_ns() > now + window_ns) {
+      found->verdict = LogonVerdict::kStale;
+      return true;
+    }
+    switch (nonces->Record(m.api_key(), m.nonce(), m.timestamp_ns(),
+                           &found->ticket)) {
+      case LogonNonces::Use::kFresh:
+        found->verdict = LogonVerdict::kRecorded;
+        break;
+      case LogonNonces::Use::kReused:
+        found->verdict = LogonVerdict::kNonceReused;
+        break;
+      case LogonNonces::Use::kNotRecorded:
+        found->verdict = LogonVerdict::kNonceNotRecorded;
+        break;
+    }
+    return true;
   };
   std::weak_ptr<char> alive = alive_;
-  auto done = [this, alive, id = s.id, m, user, source, pair](bool passed) {
-    if (!alive.expired()) LogonCheckDone(id, m, user, source, pair, passed);
+  // The worker's writes to *found happen before this runs: it is posted to
+  // io_ after the check returned.
+  auto done = [this, alive, id = s.id, m, user, source, pair,
+               found](bool passed) {
+    if (!alive.expired()) {
+      LogonCheckDone(id, m, user, source, pair,
+                     passed ? found->verdict : LogonVerdict::kBadSignature,
+                     found->ticket);
+    }
   };
   if (!checker_->TrySubmit(io_, std::move(check), std::move(done))) {
     backoff_.Abandon(source);
     backoff_.Abandon(pair);
-    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, kChecksBusyText);
+    RefuseUnchecked(s, kChecksBusyText);
     return;
   }
   s.logon_checking = true;
@@ -122,40 +180,101 @@ int64_t Gateway::LogonNow() const {
 
 void Gateway::LogonCheckDone(uint64_t session_id, const w::Logon& m,
                              const UserConfig* user, LogonBackoff::Key source,
-                             LogonBackoff::Key pair, bool passed) {
+                             LogonBackoff::Key pair, LogonVerdict verdict,
+                             uint64_t ticket) {
+  const bool passed = verdict != LogonVerdict::kBadSignature;
   const int64_t now_ns = LogonNow();
-  backoff_.End(source, passed, kSourceBackoff, now_ns);
+  backoff_.End(source, passed, SourceBackoff(config_.session), now_ns);
   backoff_.End(pair, passed, kKeyBackoff, now_ns);
   auto it = sessions_.find(session_id);
   if (it == sessions_.end()) return;
   std::shared_ptr<Session> s = it->second;
   if (s->state == Session::State::kClosed || !s->logon_checking) return;
+  if (verdict == LogonVerdict::kRecorded &&
+      s->state == Session::State::kAwaitLogon) {
+    // Still checking: its frames wait until the nonce is durable.
+    awaiting_sync_.push_back(AwaitingSync{session_id, m, user, ticket});
+    return;
+  }
   s->logon_checking = false;
   if (s->state == Session::State::kAwaitLogon) {
-    if (passed) {
-      CompleteLogon(*s, m, user);
-    } else {
-      LogonReject(*s, w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
-                  "authentication failed");
+    switch (verdict) {
+      case LogonVerdict::kBadSignature:
+        LogonReject(*s, w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
+                    "authentication failed");
+        break;
+      case LogonVerdict::kStale:
+        LogonReject(*s, w::LOGON_REJECT_REASON_STALE_TIMESTAMP,
+                    "timestamp_ns is more than " +
+                        std::to_string(config_.session.logon_window_seconds) +
+                        " s from the exchange's clock");
+        break;
+      case LogonVerdict::kNonceReused:
+        LogonReject(*s, w::LOGON_REJECT_REASON_NONCE_REUSED,
+                    "this nonce was already used");
+        break;
+      case LogonVerdict::kNonceNotRecorded:
+        LogonReject(*s, w::LOGON_REJECT_REASON_NONCE_NOT_RECORDED,
+                    "the nonce could not be recorded; try again");
+        break;
+      case LogonVerdict::kRecorded:  // handled above
+        break;
     }
   }
   // The frames that waited, then the read loop again.
   if (DrainFrames(*s)) Read(s);
 }
 
+int Gateway::SyncNonces() {
+  if (awaiting_sync_.empty() || nonce_sync_running_) return 0;
+  auto through = std::make_shared<uint64_t>(0);
+  const int64_t keep_ns =
+      2 * int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
+  auto sync = [nonces = nonces_, through, keep_ns] {
+    const bool ok = nonces->Sync(through.get());
+    // Nonces older than twice the window are forgotten.
+    nonces->Expire(WallNs() - keep_ns);
+    return ok;
+  };
+  std::weak_ptr<char> alive = alive_;
+  auto done = [this, alive, through](bool ok) {
+    if (!alive.expired()) NoncesSynced(ok, *through);
+  };
+  // A full queue: tried again on the next turn.
+  if (!checker_->TrySubmit(io_, std::move(sync), std::move(done))) return 0;
+  nonce_sync_running_ = true;
+  return 1;
+}
+
+void Gateway::NoncesSynced(bool ok, uint64_t through) {
+  nonce_sync_running_ = false;
+  std::vector<AwaitingSync> covered;
+  auto keep = std::stable_partition(
+      awaiting_sync_.begin(), awaiting_sync_.end(),
+      [through](const AwaitingSync& a) { return a.ticket > through; });
+  covered.assign(std::make_move_iterator(keep),
+                 std::make_move_iterator(awaiting_sync_.end()));
+  awaiting_sync_.erase(keep, awaiting_sync_.end());
+  for (const AwaitingSync& a : covered) {
+    auto it = sessions_.find(a.session_id);
+    if (it == sessions_.end()) continue;
+    std::shared_ptr<Session> s = it->second;
+    if (s->state == Session::State::kClosed || !s->logon_checking) continue;
+    s->logon_checking = false;
+    if (s->state == Session::State::kAwaitLogon) {
+      if (ok) {
+        CompleteLogon(*s, a.logon, a.user);
+      } else {
+        LogonReject(*s, w::LOGON_REJECT_REASON_NONCE_NOT_RECORDED,
+                    "the nonce could not be recorded; try again");
+      }
+    }
+    if (DrainFrames(*s)) Read(s);
+  }
+}
+
 void Gateway::CompleteLogon(Session& s, const w::Logon& m,
                             const UserConfig* user) {
-  const int64_t now = WallNs();
-  const int64_t window =
-      int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
-  if (m.timestamp_ns() < now - window || m.timestamp_ns() > now + window) {
-    LogonReject(s, w::LOGON_REJECT_REASON_STALE_TIMESTAMP,
-                "timestamp_ns is more than " +
-                    std::to_string(config_.session.logon_window_seconds) +
-                    " s from the exchange's clock");
-    return;
-  }
-  if (!TakeNonce(s, m)) return;
   // The logged-on sessions' room: connections not logged on (this one
   // included) are counted apart, in the acceptor's pre-logon budget.
   const std::size_t waiting = acceptor_.pre_logon();
@@ -187,7 +306,7 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
   s.account = user->account;
   s.state = Session::State::kActive;
   acceptor_.LoggedOn(s.id);
-  // The heartbeat timeout counts from logon: the nonce's sync took time.
+  // The heartbeat timeout counts from logon: the check took time.
   s.last_recv_ns = SteadyNs();
   if (m.heartbeat_interval_ms() != 0)
     s.heartbeat_ms = m.heartbeat_interval_ms();
@@ -220,6 +339,36 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
   }
 }
 
+void Gateway::RefuseUnchecked(Session& s, const std::string& text) {
+  if (delayed_refusals_.size() >= kMaxDelayedRefusals) {
+    LogonReject(s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, text);
+    return;
+  }
+  s.logon_checking = true;
+  delayed_refusals_.push_back(
+      DelayedRefusal{SteadyNs() + kRefusalDelayNs, s.id, text});
+}
+
+int Gateway::ReleaseRefusals(int64_t now_ns) {
+  int n = 0;
+  while (!delayed_refusals_.empty() &&
+         delayed_refusals_.front().due_ns <= now_ns) {
+    const DelayedRefusal r = std::move(delayed_refusals_.front());
+    delayed_refusals_.pop_front();
+    ++n;
+    auto it = sessions_.find(r.session_id);
+    if (it == sessions_.end()) continue;
+    std::shared_ptr<Session> s = it->second;
+    if (s->state != Session::State::kAwaitLogon || !s->logon_checking) {
+      continue;
+    }
+    s->logon_checking = false;
+    LogonReject(*s, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER, r.text);
+    if (DrainFrames(*s)) Read(s);
+  }
+  return n;
+}
+
 void Gateway::LogonReject(Session& s, w::LogonRejectReason reason,
                           const std::string& text) {
   out_.Clear();
@@ -228,22 +377,6 @@ void Gateway::LogonReject(Session& s, w::LogonRejectReason reason,
   if (deps_.metrics != nullptr) deps_.metrics->LogonResult(false);
   outbox_.Send(s, out_);
   s.state = Session::State::kClosing;  // closed once the reject is written
-}
-
-bool Gateway::TakeNonce(Session& s, const w::Logon& m) {
-  switch (nonces_.TryUse(m.api_key(), m.nonce(), m.timestamp_ns())) {
-    case LogonNonces::Use::kFresh:
-      return true;
-    case LogonNonces::Use::kReused:
-      LogonReject(s, w::LOGON_REJECT_REASON_NONCE_REUSED,
-                  "this nonce was already used");
-      return false;
-    case LogonNonces::Use::kNotRecorded:
-      LogonReject(s, w::LOGON_REJECT_REASON_NONCE_NOT_RECORDED,
-                  "the nonce could not be recorded; try again");
-      return false;
-  }
-  return false;
 }
 
 }  // namespace cfx::gateway::pb

@@ -15,6 +15,8 @@ namespace {
 
 // Rewrites only when the file has this many lines more than live nonces.
 constexpr std::size_t kStaleLinesBeforeRewrite = 1'024;
+// Expire() scans the map at most once per this much horizon.
+constexpr int64_t kExpireEveryNs = 1'000'000'000;
 
 Status IoError(const std::string& what, const std::string& path) {
   return Status(StatusCode::kUnavailable,
@@ -49,6 +51,7 @@ LogonNonces::~LogonNonces() {
 }
 
 Status LogonNonces::Open(const std::string& path, int64_t horizon_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
   path_ = path;
   {
     std::ifstream in(path);
@@ -89,20 +92,28 @@ Status LogonNonces::Rewrite() {
   return Status();
 }
 
-LogonNonces::Use LogonNonces::TryUse(std::string_view api_key,
+LogonNonces::Use LogonNonces::Record(std::string_view api_key,
                                      std::string_view nonce,
-                                     int64_t timestamp_ns) {
+                                     int64_t timestamp_ns, uint64_t* ticket) {
+  std::lock_guard<std::mutex> lock(mu_);
   auto [it, fresh] = nonces_.emplace(
       std::make_pair(std::string(api_key), std::string(nonce)), timestamp_ns);
   if (!fresh) return Use::kReused;
-  if (path_.empty()) return Use::kFresh;
+  if (path_.empty()) {
+    *ticket = ++written_;
+    return Use::kFresh;
+  }
   if (broken_) {
     // A failed append may have left half a line: a fresh file, with this
-    // nonce in it.
-    if (Rewrite().ok()) return Use::kFresh;
-  } else if (WriteAll(fd_, Line(timestamp_ns, api_key, nonce)) &&
-             ::fdatasync(fd_) == 0) {
+    // nonce in it (synced).
+    if (Rewrite().ok()) {
+      *ticket = ++written_;
+      return Use::kFresh;
+    }
+  } else if (WriteAll(fd_, Line(timestamp_ns, api_key, nonce))) {
     ++lines_;
+    *ticket = ++written_;
+    unsynced_.push_back(it->first);
     return Use::kFresh;
   }
   broken_ = true;
@@ -110,7 +121,40 @@ LogonNonces::Use LogonNonces::TryUse(std::string_view api_key,
   return Use::kNotRecorded;
 }
 
+bool LogonNonces::Sync(uint64_t* through) {
+  std::lock_guard<std::mutex> lock(mu_);
+  *through = written_;
+  if (unsynced_.empty()) return true;
+  if (::fdatasync(fd_) == 0) {
+    unsynced_.clear();
+    return true;
+  }
+  // Not durable, so not taken: forgotten, and the file rewritten before the
+  // next line.
+  for (const auto& k : unsynced_) nonces_.erase(k);
+  unsynced_.clear();
+  broken_ = true;
+  return false;
+}
+
+LogonNonces::Use LogonNonces::TryUse(std::string_view api_key,
+                                     std::string_view nonce,
+                                     int64_t timestamp_ns) {
+  uint64_t ticket = 0;
+  const Use use = Record(api_key, nonce, timestamp_ns, &ticket);
+  if (use != Use::kFresh) return use;
+  uint64_t through = 0;
+  return Sync(&through) ? Use::kFresh : Use::kNotRecorded;
+}
+
 void LogonNonces::Expire(int64_t horizon_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!broken_ && scanned_ && horizon_ns >= scanned_horizon_ns_ &&
+      horizon_ns - scanned_horizon_ns_ < kExpireEveryNs) {
+    return;
+  }
+  scanned_ = true;
+  scanned_horizon_ns_ = horizon_ns;
   for (auto it = nonces_.begin(); it != nonces_.end();) {
     it = it->second < horizon_ns ? nonces_.erase(it) : std::next(it);
   }
@@ -118,6 +162,11 @@ void LogonNonces::Expire(int64_t horizon_ns) {
       (broken_ || lines_ > nonces_.size() + kStaleLinesBeforeRewrite)) {
     Rewrite().ok();  // on failure the longer file stays; it is still right
   }
+}
+
+std::size_t LogonNonces::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return nonces_.size();
 }
 
 }  // namespace cfx::gateway::pb

@@ -24,6 +24,11 @@ std::string BackoffText(int64_t retry_after_ns) {
          std::to_string(seconds) + " s)";
 }
 
+std::string RefusalText(BackoffRefusal why, int64_t retry_after_ns) {
+  return why == BackoffRefusal::kInFlight ? std::string(kInFlightText)
+                                          : BackoffText(retry_after_ns);
+}
+
 LogonBackoff::LogonBackoff(std::size_t capacity)
     : table_(capacity), mask_(capacity - 1) {
   unsigned char salt[16];
@@ -91,19 +96,19 @@ LogonBackoff::Entry& LogonBackoff::Get(const Key& key,
   return *victim;
 }
 
-bool LogonBackoff::Begin(const Key& key, const BackoffPolicy& policy,
-                         int64_t now_ns, int64_t* retry_after_ns) {
+BackoffRefusal LogonBackoff::Begin(const Key& key, const BackoffPolicy& policy,
+                                   int64_t now_ns, int64_t* retry_after_ns) {
   Entry& e = Get(key, policy, now_ns);
   if (now_ns < e.until_ns) {
     *retry_after_ns = e.until_ns - now_ns;
-    return false;
+    return BackoffRefusal::kBackingOff;
   }
   if (e.in_flight >= policy.max_in_flight) {
     *retry_after_ns = std::max<int64_t>(1, policy.base_ns);
-    return false;
+    return BackoffRefusal::kInFlight;
   }
   ++e.in_flight;
-  return true;
+  return BackoffRefusal::kNone;
 }
 
 void LogonBackoff::End(const Key& key, bool passed, const BackoffPolicy& policy,

@@ -13,10 +13,27 @@ namespace cfx::gateway {
 // N = the wait rounded up to whole seconds.
 std::string BackoffText(int64_t retry_after_ns);
 
+// The refusal text of a logon refused because its key already has
+// BackoffPolicy::max_in_flight checks running: no check failed.
+inline constexpr char kInFlightText[] =
+    "too many logons from this address are being checked at once; try again "
+    "later";
+
 // The refusal text of a logon refused because the credential checks'
 // queue is full (credential_check.h).
 inline constexpr char kChecksBusyText[] =
     "the exchange is busy checking logons; try again later";
+
+// Why LogonBackoff::Begin() refused a check (kNone: it did not).
+enum class BackoffRefusal : uint8_t {
+  kNone,
+  kBackingOff,  // a failed check's back-off runs: BackoffText()
+  kInFlight,    // max_in_flight checks of the key run: kInFlightText
+};
+
+// The LogonReject text of `why` (not kNone); `retry_after_ns` is the wait
+// Begin() gave.
+std::string RefusalText(BackoffRefusal why, int64_t retry_after_ns);
 
 // How one kind of key backs off after failed logons.
 struct BackoffPolicy {
@@ -63,12 +80,13 @@ class LogonBackoff {
 
   Key KeyOf(std::string_view key) const;
 
-  // Before a check of `key`: false while its back-off runs or
-  // policy.max_in_flight checks of it are running, with the wait left (ns,
-  // >= 1) in *retry_after_ns; else true, and one more check of it counts as
-  // running until End() or Abandon().
-  bool Begin(const Key& key, const BackoffPolicy& policy, int64_t now_ns,
-             int64_t* retry_after_ns);
+  // Before a check of `key`: kBackingOff while its back-off runs, kInFlight
+  // while policy.max_in_flight checks of it are running, either with the
+  // wait left (ns, >= 1; for kInFlight: policy.base_ns) in *retry_after_ns;
+  // else kNone, and one more check of it counts as running until End() or
+  // Abandon().
+  BackoffRefusal Begin(const Key& key, const BackoffPolicy& policy,
+                       int64_t now_ns, int64_t* retry_after_ns);
   // The result of a check that Begin() let run.
   void End(const Key& key, bool passed, const BackoffPolicy& policy,
            int64_t now_ns);

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -80,19 +81,19 @@ std::string FixTime() {
   return buf;
 }
 
-// A TCP connection to 127.0.0.1:port from 127.0.1.<source>; -1 on failure.
-int ConnectFrom(uint16_t port, int source) {
+// A TCP connection to 127.0.0.1:port from the IPv4 address `from_host`
+// (host byte order), reads timing out after `timeout_s`; -1 on failure.
+int ConnectFromAddress(uint16_t port, uint32_t from_host, time_t timeout_s) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   sockaddr_in from{};
   from.sin_family = AF_INET;
-  from.sin_addr.s_addr =
-      htonl((127u << 24) | (1u << 8) | static_cast<uint32_t>(source));
+  from.sin_addr.s_addr = htonl(from_host);
   sockaddr_in to{};
   to.sin_family = AF_INET;
   to.sin_port = htons(port);
   to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  timeval tv{2, 0};
+  timeval tv{timeout_s, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
       ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
@@ -100,6 +101,12 @@ int ConnectFrom(uint16_t port, int source) {
     return -1;
   }
   return fd;
+}
+
+// 127.0.1.<source>: the attackers' addresses.
+int ConnectFrom(uint16_t port, int source) {
+  return ConnectFromAddress(
+      port, (127u << 24) | (1u << 8) | static_cast<uint32_t>(source), 2);
 }
 
 // Sends `bytes`, reads until the server closes (or 2 s pass); the answer.
@@ -168,6 +175,96 @@ struct AttackKind {
 constexpr AttackKind kFixAttack{"abuse-fix", FixLogon,
                                 "invalid username or password"};
 constexpr AttackKind kPbAttack{"abuse-pb", PbLogon, "authentication failed"};
+
+// A genuine FIX user's logon (TRADER_C, the right password) from
+// `from_host`, then its logout: true when the answer was a Logon; *took_ns
+// from the send to that answer, *answer what came.
+bool GenuineFixLogon(uint16_t port, uint32_t from_host, int64_t* took_ns,
+                     std::string* answer) {
+  answer->clear();
+  const int fd = ConnectFromAddress(port, from_host, 5);
+  if (fd < 0) {
+    *answer = "no connection";
+    return false;
+  }
+  const std::string logon = FixMessage({{35, "A"},
+                                        {49, "TRADER_C"},
+                                        {56, "CFX"},
+                                        {34, "1"},
+                                        {52, FixTime()},
+                                        {98, "0"},
+                                        {108, "30"},
+                                        {141, "Y"},
+                                        {553, "trader-c"},
+                                        {554, "demo-trader-c"}});
+  const int64_t start = NowNanos();
+  bool logged_on = false;
+  if (::send(fd, logon.data(), logon.size(), MSG_NOSIGNAL) ==
+      static_cast<ssize_t>(logon.size())) {
+    char buf[4096];
+    while (answer->find("\00135=A\001") == std::string::npos &&
+           answer->find("\00135=5\001") == std::string::npos) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n <= 0) break;
+      answer->append(buf, static_cast<std::size_t>(n));
+    }
+    *took_ns = NowNanos() - start;
+    logged_on = answer->find("\00135=A\001") != std::string::npos;
+  }
+  if (logged_on) {
+    const std::string logout = FixMessage({{35, "5"},
+                                           {49, "TRADER_C"},
+                                           {56, "CFX"},
+                                           {34, "2"},
+                                           {52, FixTime()}});
+    // Waits for the server to end the session, so the next logon of the
+    // user does not find it still logged on.
+    Exchange(fd, logout);
+  } else {
+    ::close(fd);
+  }
+  return logged_on;
+}
+
+// Genuine FIX logons made during a flood, by where they came from.
+struct GenuineLogons {
+  int tried = 0;
+  int accepted = 0;
+  int64_t slowest_ns = 0;
+  std::string refusal;  // the last refusal's Text(58), if any
+};
+
+void TryGenuine(uint16_t port, uint32_t from_host, int times,
+                GenuineLogons* g) {
+  for (int i = 0; i < times; ++i) {
+    int64_t took = 0;
+    std::string answer;
+    ++g->tried;
+    if (GenuineFixLogon(port, from_host, &took, &answer)) {
+      ++g->accepted;
+      g->slowest_ns = std::max(g->slowest_ns, took);
+    } else {
+      const std::size_t text = answer.find("\00158=");
+      g->refusal = text == std::string::npos
+                       ? (answer.empty() ? "no answer (closed, or 5 s passed)"
+                                         : "no Logout text")
+                       : answer.substr(text + 4,
+                                       answer.find('\001', text + 4) -
+                                           (text + 4));
+    }
+  }
+}
+
+std::string GenuineNote(const char* from, const GenuineLogons& g) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "genuine FIX logons (TRADER_C) during the FIX flood from %s: "
+                "%d of %d accepted (slowest %.0f ms)%s%s",
+                from, g.accepted, g.tried,
+                static_cast<double>(g.slowest_ns) / 1e6,
+                g.refusal.empty() ? "" : "; refused: ", g.refusal.c_str());
+  return buf;
+}
 
 // Sends `kind` logons to `port` one after another, each on a new connection
 // from the next source address, until `stop`.
@@ -253,12 +350,14 @@ double Percentile(std::vector<double> v, double q) {
   return v[k];
 }
 
-// The victim's round trips while `attackers` threads flood `port`.
+// The victim's round trips while `attackers` threads flood `port`; then,
+// still under the flood, `during()` (when set).
 std::vector<double> UnderAttack(gateway::client::Client& victim, int orders,
                                 uint64_t* next_id, std::string* problem,
                                 const AttackKind& kind, int attackers,
                                 uint16_t port, AttackCounts& counts,
-                                double* seconds) {
+                                double* seconds,
+                                const std::function<void()>& during = {}) {
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
   for (int t = 0; t < attackers; ++t) {
@@ -273,10 +372,11 @@ std::vector<double> UnderAttack(gateway::client::Client& victim, int orders,
   const uint64_t attempts_before = counts.attempts.load();
   std::vector<double> v = VictimPhase(victim, orders, next_id, problem);
   *seconds = static_cast<double>(NowNanos() - measured_from) / 1e9;
-  const uint64_t during = counts.attempts.load() - attempts_before;
+  const uint64_t attempts = counts.attempts.load() - attempts_before;
+  if (during) during();
   stop = true;
   for (std::thread& t : threads) t.join();
-  counts.attempts = during;  // the rate note counts the measured interval
+  counts.attempts = attempts;  // the rate note counts the measured interval
   return v;
 }
 
@@ -323,11 +423,20 @@ Result<AbuseRun> RunLogonFloodAbuse(const AbuseOptions& options, uint32_t) {
   VictimPhase(*victim.value(), orders / 10, &next_id, &problem);
   const std::vector<double> quiet =
       VictimPhase(*victim.value(), orders, &next_id, &problem);
+  // TRADER_C logs on over FIX once from its own host, 127.0.0.1, before the
+  // flood; during it, again from there and from a host never seen.
+  constexpr uint32_t kOwnHost = (127u << 24) | 1u;
+  constexpr uint32_t kNewHost = (127u << 24) | (2u << 8) | 1u;
+  GenuineLogons before, own, fresh;
+  TryGenuine(server.fix_port(), kOwnHost, 1, &before);
   AttackCounts fix_counts;
   double fix_seconds = 0;
-  const std::vector<double> fix_flood =
-      UnderAttack(*victim.value(), orders, &next_id, &problem, kFixAttack,
-                  kFixAttackers, server.fix_port(), fix_counts, &fix_seconds);
+  const std::vector<double> fix_flood = UnderAttack(
+      *victim.value(), orders, &next_id, &problem, kFixAttack, kFixAttackers,
+      server.fix_port(), fix_counts, &fix_seconds, [&] {
+        TryGenuine(server.fix_port(), kOwnHost, 3, &own);
+        TryGenuine(server.fix_port(), kNewHost, 3, &fresh);
+      });
   AttackCounts pb_counts;
   double pb_seconds = 0;
   const std::vector<double> pb_flood =
@@ -352,6 +461,17 @@ Result<AbuseRun> RunLogonFloodAbuse(const AbuseOptions& options, uint32_t) {
       CountsNote("FIX wrong passwords (TRADER_B)", fix_counts, fix_seconds));
   run.notes.push_back(CountsNote("protobuf wrong signatures (trader-b)",
                                  pb_counts, pb_seconds));
+  run.notes.push_back(GenuineNote("its own host, which logged on before", own));
+  run.notes.push_back(GenuineNote("a host never seen", fresh));
+  if (before.accepted != 1) {
+    run.problems.push_back("TRADER_C's FIX logon before the flood failed: " +
+                           before.refusal);
+  }
+  if (own.accepted != own.tried) {
+    run.problems.push_back(
+        "TRADER_C's FIX logon from its own host was refused during the "
+        "flood: " + own.refusal);
+  }
   if (!problem.empty()) run.problems.push_back(problem);
   if (fix_counts.invalid.load() == 0) {
     run.problems.push_back("no FIX attack logon was checked and refused");

@@ -60,6 +60,11 @@ Result<ServerConfig> MakeConfig(const Sizes& z, uint32_t users) {
   if (!made.has_value()) return made.error();
   ServerConfig c = std::move(made).value();
   c.session.max_sessions = std::max(c.session.max_sessions, users + 16);
+  // All of them log on at once, and each stays a connection not logged on
+  // until its signature is checked and its nonce synced: room for all, so
+  // that the pre-logon budget (64 by default, the oldest evicted) does not
+  // close the storm it measures.
+  c.session.max_pre_logon = std::max(c.session.max_pre_logon, users + 16);
   c.session.resend_max_messages = z.kept;
   c.firms.push_back(gateway::FirmInfo{"STORM", ""});
   for (uint32_t i = 0; i < users; ++i) {

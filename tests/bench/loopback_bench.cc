@@ -75,9 +75,12 @@ Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol) {
   return c;
 }
 
-void AddBenchTrader(gateway::ServerConfig& c, const std::string& firm,
-                    const std::string& account, const std::string& user,
-                    const std::string& secret, exchange::StpMode stp) {
+exchange::AccountId AddBenchTrader(gateway::ServerConfig& c,
+                                   const std::string& firm,
+                                   const std::string& account,
+                                   const std::string& user,
+                                   const std::string& secret,
+                                   exchange::StpMode stp) {
   gateway::AccountInfo a;
   a.id = exchange::AccountId{static_cast<uint32_t>(c.accounts.size() + 1)};
   a.name = account;
@@ -96,6 +99,7 @@ void AddBenchTrader(gateway::ServerConfig& c, const std::string& firm,
   u.account = a.id;
   u.api_keys.push_back(gateway::ApiKey{user, secret});
   c.users.push_back(std::move(u));
+  return a.id;
 }
 
 void PrintLatencyJson(std::FILE* out, const LatencyHistogram& from_schedule,

@@ -48,9 +48,10 @@ Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol);
 gateway::ServerOptions BenchServerOptions(const std::string& data_dir);
 
 // Adds a trader `user` (API key = user name, `secret`) of firm `firm` with
-// its own account `account` holding kBenchCollateral to `c`. REQUIRES:
-// `firm` is listed; call c.RebuildIndex() after the last one.
-void AddBenchTrader(gateway::ServerConfig& c, const std::string& firm,
+// its own account `account` holding kBenchCollateral to `c`; returns the
+// account's id. REQUIRES: `firm` is listed; call c.RebuildIndex() after the
+// last one.
+exchange::AccountId AddBenchTrader(gateway::ServerConfig& c, const std::string& firm,
                     const std::string& account, const std::string& user,
                     const std::string& secret, exchange::StpMode stp);
 

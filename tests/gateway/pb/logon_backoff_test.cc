@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "exchange/clock.h"
 #include "exchange/payload_arena.h"
@@ -60,10 +62,9 @@ class PbLogonBackoffTest : public ::testing::Test {
     if (gateway_ != nullptr) gateway_->Stop();
   }
 
-  // The first message the gateway answers `logon` with, sent from the
-  // local address `source`; an empty Envelope (and a failure) if none.
-  w::Envelope Answer(const client::LogonParams& p,
-                     const char* source = "127.0.0.1") {
+  // A connection from the local address `source` that has sent `logon`.
+  tcp::socket Send(const client::LogonParams& p,
+                   const char* source = "127.0.0.1") {
     tcp::socket sock(io_);
     boost::system::error_code ec;
     sock.open(tcp::v4(), ec);
@@ -78,7 +79,13 @@ class PbLogonBackoffTest : public ::testing::Test {
     }
     if (!ec) sock.non_blocking(true, ec);
     EXPECT_FALSE(ec) << ec.message();
-    if (ec) return {};
+    return sock;
+  }
+
+  // The first message the gateway answers on `sock` with; an empty
+  // Envelope (and a failure) if none.
+  w::Envelope Await(tcp::socket& sock) {
+    if (!sock.is_open()) return {};
     pb::FrameReader reader;
     std::string_view payload;
     w::Envelope e;
@@ -93,12 +100,20 @@ class PbLogonBackoffTest : public ::testing::Test {
       have = reader.Next(&payload);
       return have;
     });
-    EXPECT_TRUE(got) << "no answer to the logon of " << p.api_key;
+    EXPECT_TRUE(got) << "no answer to a logon";
     const bool parsed =
         got &&
         e.ParseFromArray(payload.data(), static_cast<int>(payload.size()));
     EXPECT_EQ(parsed, got);
     return e;
+  }
+
+  // The first message the gateway answers `logon` with, sent from the
+  // local address `source`.
+  w::Envelope Answer(const client::LogonParams& p,
+                     const char* source = "127.0.0.1") {
+    tcp::socket sock = Send(p, source);
+    return Await(sock);
   }
 
   static client::LogonParams Guess(const std::string& user) {
@@ -170,11 +185,15 @@ TEST_F(PbLogonBackoffTest, ASprayOfKeysFromOneAddressBacksTheAddressOff) {
       Answer(server_test::DemoLogon("trader-b"), "127.0.0.2").has_logon_ack());
 }
 
-// A worker that waits for the test, so the checker's queue can be filled.
+// A worker that waits for the test, so that checks queue behind it: a queue
+// of `max_queued`, `fill` of them taken by checks of its own.
 class BlockedChecker {
  public:
-  explicit BlockedChecker(asio::io_context& io)
-      : checker_(CredentialCheckOptions{.threads = 1, .max_queued = 1}) {
+  explicit BlockedChecker(asio::io_context& io, std::size_t max_queued = 1,
+                          int fill = 1)
+      : fill_(fill),
+        checker_(CredentialCheckOptions{.threads = 1,
+                                        .max_queued = max_queued}) {
     EXPECT_TRUE(checker_.TrySubmit(
         io,
         [this] {
@@ -188,9 +207,10 @@ class BlockedChecker {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return started_; });
     lock.unlock();
-    // The one queue slot.
-    EXPECT_TRUE(checker_.TrySubmit(
-        io, [] { return true; }, [this](bool) { ++answered_; }));
+    for (int i = 0; i < fill; ++i) {
+      EXPECT_TRUE(checker_.TrySubmit(
+          io, [] { return true; }, [this](bool) { ++answered_; }));
+    }
   }
   ~BlockedChecker() { Release(); }
   void Release() {
@@ -199,10 +219,11 @@ class BlockedChecker {
     cv_.notify_all();
   }
   CredentialChecker* get() { return &checker_; }
-  // Both checks it queued have answered (on the io_context's thread).
-  bool drained() const { return answered_ == 2; }
+  // Every check it queued has answered (on the io_context's thread).
+  bool drained() const { return answered_ == 1 + fill_; }
 
  private:
+  const int fill_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool started_ = false;
@@ -211,7 +232,7 @@ class BlockedChecker {
   CredentialChecker checker_;
 };
 
-TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesAtOnceWithItsOwnReason) {
+TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesUncheckedWithItsOwnReason) {
   BlockedChecker blocked(io_);
   Start(blocked.get());
   EXPECT_TRUE(Refused(Answer(server_test::DemoLogon("trader-a")),
@@ -221,6 +242,81 @@ TEST_F(PbLogonBackoffTest, AFullCheckQueueRefusesAtOnceWithItsOwnReason) {
   EXPECT_TRUE(Answer(server_test::DemoLogon("trader-a")).has_logon_ack());
   gateway_->Stop();
   gateway_.reset();
+}
+
+// A Logon refused without a check is answered only after the refusal
+// delay (1 s), so that a flood of them cannot loop at the gateway's speed;
+// a checked one is answered at once.
+TEST_F(PbLogonBackoffTest, ALogonRefusedWithoutACheckIsAnsweredAfterASecond) {
+  Start();
+  EXPECT_TRUE(Refused(Answer(Guess("trader-a")),
+                      w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
+                      "authentication failed"));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(Refused(Answer(Guess("trader-a")),
+                      w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
+                      "try again later"));
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+}
+
+// A firm whose sessions log on together from one host: every Logon is
+// checked, up to the connections the address may hold before logon
+// (session.max_pre_logon_per_source, here 12), none refused for the checks
+// already running there.
+TEST_F(PbLogonBackoffTest, AFirmsSessionsLoggingOnTogetherFromOneAddressAreAllChecked) {
+  constexpr int kSessions = 12;
+  config_.session.max_pre_logon_per_source = kSessions;
+  const UserConfig model = *config_.FindUserByName("trader-a");
+  for (int i = 0; i < kSessions; ++i) {
+    UserConfig u = model;
+    u.name = "desk-" + std::to_string(i);
+    u.api_keys = {ApiKey{u.name, "desk-secret-" + std::to_string(i)}};
+    config_.users.push_back(u);
+  }
+  config_.RebuildIndex();
+  BlockedChecker blocked(io_, 64, 0);
+  Start(blocked.get());
+  std::vector<tcp::socket> socks;
+  for (int i = 0; i < kSessions; ++i) {
+    client::LogonParams p = server_test::DemoLogon("trader-a");
+    p.api_key = "desk-" + std::to_string(i);
+    p.secret = "desk-secret-" + std::to_string(i);
+    socks.push_back(Send(p));
+  }
+  // Every Logon waits for its check (none was answered at once).
+  ASSERT_TRUE(testing::RunUntil(io_, [&] {
+    gateway_->Poll();
+    return blocked.get()->queued() == kSessions;
+  }));
+  blocked.Release();
+  for (int i = 0; i < kSessions; ++i) {
+    SCOPED_TRACE("desk-" + std::to_string(i));
+    const w::Envelope e = Await(socks[static_cast<std::size_t>(i)]);
+    EXPECT_TRUE(e.has_logon_ack()) << e.ShortDebugString();
+  }
+}
+
+// A user's third Logon from one address while two of its checks still run
+// is refused "try again later" with a text of its own: no logon failed, and
+// none counts as failed.
+TEST_F(PbLogonBackoffTest, ChecksRunningAtOnceAreRefusedWithoutTalkingOfFailures) {
+  BlockedChecker blocked(io_, 64, 0);
+  Start(blocked.get());
+  client::LogonParams p = server_test::DemoLogon("trader-a");
+  tcp::socket first = Send(p);
+  tcp::socket second = Send(p);
+  ASSERT_TRUE(testing::RunUntil(io_, [&] {
+    gateway_->Poll();
+    return blocked.get()->queued() == 2;
+  }));
+  const w::Envelope third = Answer(p);
+  EXPECT_TRUE(Refused(third, w::LOGON_REJECT_REASON_TRY_AGAIN_LATER,
+                      kInFlightText));
+  EXPECT_EQ(third.logon_reject().text().find("failed"), std::string::npos);
+  blocked.Release();
+  EXPECT_TRUE(Await(first).has_logon_ack());
+  EXPECT_TRUE(Refused(Await(second), w::LOGON_REJECT_REASON_ALREADY_LOGGED_ON,
+                      "already has a session"));
 }
 
 }  // namespace

@@ -71,6 +71,42 @@ TEST(LogonNoncesTest, ATornLastLineIsSkipped) {
   EXPECT_EQ(n.TryUse("key", "kept-nonce", 6 * kSecond), Use::kReused);
 }
 
+// Record() takes a nonce at once (a second use is refused before any
+// sync) and numbers it; one Sync() covers every nonce recorded before it,
+// and they are on disk after it.
+TEST(LogonNoncesTest, OneSyncCoversEveryNonceRecordedBeforeIt) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/nonces";
+  {
+    LogonNonces n;
+    ASSERT_TRUE(n.Open(path, 0).ok());
+    uint64_t tickets[3] = {};
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(n.Record("key", "batched-" + std::to_string(i),
+                         10 * kSecond, &tickets[i]),
+                Use::kFresh);
+    }
+    EXPECT_LT(tickets[0], tickets[1]);
+    EXPECT_LT(tickets[1], tickets[2]);
+    uint64_t unused = 0;
+    EXPECT_EQ(n.Record("key", "batched-1", 11 * kSecond, &unused),
+              Use::kReused);
+    uint64_t through = 0;
+    ASSERT_TRUE(n.Sync(&through));
+    EXPECT_EQ(through, tickets[2]);
+    // Nothing more to sync: the same ticket.
+    ASSERT_TRUE(n.Sync(&through));
+    EXPECT_EQ(through, tickets[2]);
+  }
+  LogonNonces again;
+  ASSERT_TRUE(again.Open(path, 0).ok());
+  EXPECT_EQ(again.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(again.TryUse("key", "batched-" + std::to_string(i), 12 * kSecond),
+              Use::kReused);
+  }
+}
+
 TEST(LogonNoncesTest, AnUnwritableFileFailsOpen) {
   testing::TempDir dir;
   LogonNonces n;

@@ -16,7 +16,7 @@ constexpr int64_t kSecond = 1'000'000'000;
 bool Fail(LogonBackoff& b, const LogonBackoff::Key& key,
           const BackoffPolicy& policy, int64_t now) {
   int64_t wait = 0;
-  if (!b.Begin(key, policy, now, &wait)) return false;
+  if (b.Begin(key, policy, now, &wait) != BackoffRefusal::kNone) return false;
   b.End(key, false, policy, now);
   return true;
 }
@@ -31,9 +31,9 @@ TEST(LogonBackoff, EachFailureDoublesTheWaitUpToTheCap) {
     SCOPED_TRACE(seconds);
     ASSERT_TRUE(Fail(b, key, policy, now));
     int64_t wait = 0;
-    EXPECT_FALSE(b.Begin(key, policy, now, &wait));
+    EXPECT_EQ(b.Begin(key, policy, now, &wait), BackoffRefusal::kBackingOff);
     EXPECT_EQ(wait, seconds * kSecond);
-    EXPECT_FALSE(b.Begin(key, policy, now + seconds * kSecond - 1, &wait));
+    EXPECT_EQ(b.Begin(key, policy, now + seconds * kSecond - 1, &wait), BackoffRefusal::kBackingOff);
     EXPECT_EQ(wait, 1);
     now += seconds * kSecond;
   }
@@ -47,11 +47,11 @@ TEST(LogonBackoff, APassingCheckForgetsTheKey) {
   ASSERT_TRUE(Fail(b, key, policy, 0));
   ASSERT_TRUE(Fail(b, key, policy, kSecond));
   int64_t wait = 0;
-  ASSERT_TRUE(b.Begin(key, policy, 3 * kSecond, &wait));
+  ASSERT_EQ(b.Begin(key, policy, 3 * kSecond, &wait), BackoffRefusal::kNone);
   b.End(key, true, policy, 3 * kSecond);
   EXPECT_EQ(b.failures(key), 0u);
   ASSERT_TRUE(Fail(b, key, policy, 3 * kSecond));
-  EXPECT_FALSE(b.Begin(key, policy, 3 * kSecond, &wait));
+  EXPECT_EQ(b.Begin(key, policy, 3 * kSecond, &wait), BackoffRefusal::kBackingOff);
   EXPECT_EQ(wait, kSecond);  // from the start again
 }
 
@@ -63,10 +63,10 @@ TEST(LogonBackoff, FreeFailuresComeFirstAndQuietKeysAreForgotten) {
   ASSERT_TRUE(Fail(b, key, policy, 0));
   ASSERT_TRUE(Fail(b, key, policy, 0));  // the third backs off
   int64_t wait = 0;
-  EXPECT_FALSE(b.Begin(key, policy, 0, &wait));
+  EXPECT_EQ(b.Begin(key, policy, 0, &wait), BackoffRefusal::kBackingOff);
   EXPECT_EQ(wait, kSecond);
   // Quiet for forget_ns: counted from zero again.
-  EXPECT_TRUE(b.Begin(key, policy, policy.forget_ns, &wait));
+  EXPECT_EQ(b.Begin(key, policy, policy.forget_ns, &wait), BackoffRefusal::kNone);
   b.Abandon(key);
   EXPECT_EQ(b.failures(key), 0u);
 }
@@ -78,20 +78,27 @@ TEST(LogonBackoff, OneKeysFailuresDoNotDelayAnother) {
   const LogonBackoff::Key firm = b.KeyOf("fix 127.0.0.2");
   for (int i = 0; i < 5; ++i) Fail(b, attacker, policy, i * 100 * kSecond);
   int64_t wait = 0;
-  EXPECT_TRUE(b.Begin(firm, policy, 400 * kSecond, &wait));
+  EXPECT_EQ(b.Begin(firm, policy, 400 * kSecond, &wait), BackoffRefusal::kNone);
 }
 
-TEST(LogonBackoff, RunningChecksOfOneKeyAreLimited) {
+// Running checks of one key are limited, with a refusal of their own that
+// is not a failure: the key's failures stay 0 and its text says nothing of
+// failed logons.
+TEST(LogonBackoff, RunningChecksOfOneKeyAreLimitedWithoutCountingAFailure) {
   LogonBackoff b(64);
   const BackoffPolicy policy{.max_in_flight = 2};
   const LogonBackoff::Key key = b.KeyOf("fix 127.0.0.1");
   int64_t wait = 0;
-  EXPECT_TRUE(b.Begin(key, policy, 0, &wait));
-  EXPECT_TRUE(b.Begin(key, policy, 0, &wait));
-  EXPECT_FALSE(b.Begin(key, policy, 0, &wait));
+  EXPECT_EQ(b.Begin(key, policy, 0, &wait), BackoffRefusal::kNone);
+  EXPECT_EQ(b.Begin(key, policy, 0, &wait), BackoffRefusal::kNone);
+  EXPECT_EQ(b.Begin(key, policy, 0, &wait), BackoffRefusal::kInFlight);
   EXPECT_GT(wait, 0);
+  EXPECT_EQ(b.failures(key), 0u);
+  EXPECT_EQ(RefusalText(BackoffRefusal::kInFlight, wait), kInFlightText);
+  EXPECT_EQ(RefusalText(BackoffRefusal::kInFlight, wait).find("failed"),
+            std::string::npos);
   b.Abandon(key);
-  EXPECT_TRUE(b.Begin(key, policy, 0, &wait));
+  EXPECT_EQ(b.Begin(key, policy, 0, &wait), BackoffRefusal::kNone);
 }
 
 // A spray of keys never grows the table; a key pushed out only loses its
@@ -107,6 +114,7 @@ TEST(LogonBackoff, ASprayOfKeysStaysInTheFixedTable) {
 }
 
 TEST(LogonBackoff, TheTextSaysTryAgainLaterAndWhen) {
+  EXPECT_EQ(RefusalText(BackoffRefusal::kBackingOff, 1), BackoffText(1));
   EXPECT_EQ(BackoffText(1),
             "too many failed logons from this address; try again later (in 1 "
             "s)");

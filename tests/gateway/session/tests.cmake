@@ -3,7 +3,7 @@
 # running out of descriptors (descriptor_limit.h); reading and verifying
 # signed attestations, on files the attest tools write and sign
 # (attestation_samples.h, ed25519_test_vector.h), and base64; the logon
-# credential checker and the back-off table.
+# credential checker, the back-off table and the known sources.
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_check_test.cc
@@ -11,6 +11,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/connection_limiter_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/base64_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/credential_check_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/known_sources_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_backoff_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
