@@ -1,10 +1,12 @@
 // cfx-exchanged: the exchange server. Loads the config (--config, else the
 // built-in deploy/config/exchange.textproto), recovers the engine from its
-// data dir, listens on the protobuf and HTTP ports and runs until SIGINT or
+// data dir, listens on the FIX, protobuf and HTTP ports (plaintext on
+// loopback only, and TLS ones from network.tls) and runs until SIGINT or
 // SIGTERM, when it closes every session and stops cleanly with a final
-// snapshot. Demo identities (the built-in users, published credentials) may
-// only serve loopback; everything it creates is private to its user
-// (umask 077: the data dir 0700, its files 0600).
+// snapshot; SIGHUP reloads the TLS certificate. Demo identities (the
+// built-in users, published credentials) may only serve loopback;
+// everything it creates is private to its user (umask 077: the data dir
+// 0700, its files 0600).
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
@@ -15,6 +17,7 @@
 
 #include "exchange/clock.h"
 #include "gateway/config/demo_identities.h"
+#include "gateway/config/listeners.h"
 #include "gateway/config/server_config.h"
 #include "gateway/server/exchange_server.h"
 
@@ -74,6 +77,9 @@ int Run(int argc, char** argv) {
   int protobuf_port = -1;
   int http_port = -1;
   int fix_port = -1;
+  int fix_tls_port = -1;
+  int protobuf_tls_port = -1;
+  int https_port = -1;
   app.add_option("--config", config_path,
                  "Exchange config (.textproto); default: the built-in "
                  "deploy/config/exchange.textproto");
@@ -99,6 +105,18 @@ int Run(int argc, char** argv) {
   app.add_option("--http-port", http_port,
                  "HTTP port (0 = any free port); default: the config's")
       ->check(CLI::Range(0, 65535));
+  app.add_option("--fix-tls-port", fix_tls_port,
+                 "FIX over TLS port, if the config has one (0 = any free "
+                 "port); default: the config's")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--protobuf-tls-port", protobuf_tls_port,
+                 "Protobuf over TLS port, if the config has one (0 = any "
+                 "free port); default: the config's")
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--https-port", https_port,
+                 "HTTPS port, if the config has one (0 = any free port); "
+                 "default: the config's")
+      ->check(CLI::Range(0, 65535));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -112,6 +130,11 @@ int Run(int argc, char** argv) {
     return 2;
   }
   if (!CheckDemo(config.value(), config_path.empty())) return 2;
+  if (const Status st = CheckPlaintextListenersOnLoopback(config.value());
+      !st.ok()) {
+    Log("refusing to start: " + st.message());
+    return 2;
+  }
   CheckDataDir(data_dir);
   ServerOptions options;
   options.data_dir = data_dir;
@@ -130,17 +153,26 @@ int Run(int argc, char** argv) {
   }
   if (http_port >= 0) options.http_port = static_cast<uint16_t>(http_port);
   if (fix_port >= 0) options.fix_port = static_cast<uint16_t>(fix_port);
+  if (fix_tls_port >= 0) {
+    options.fix_tls_port = static_cast<uint16_t>(fix_tls_port);
+  }
+  if (protobuf_tls_port >= 0) {
+    options.protobuf_tls_port = static_cast<uint16_t>(protobuf_tls_port);
+  }
+  if (https_port >= 0) options.https_port = static_cast<uint16_t>(https_port);
   options.log = Log;
   options.progress = [](exchange::Seq done, exchange::Seq last) {
     Log("replayed to seq " + std::to_string(done.value) + " of " +
         std::to_string(last.value));
   };
 
-  // SIGINT/SIGTERM are taken by sigwait below; every thread inherits the mask.
+  // SIGINT/SIGTERM/SIGHUP are taken by sigwait below; every thread
+  // inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   auto server = ExchangeServer::Start(config.value(), options);
@@ -149,7 +181,12 @@ int Run(int argc, char** argv) {
     return 1;
   }
   int sig = 0;
-  sigwait(&signals, &sig);
+  // SIGHUP: the TLS certificate and key are read again (ReloadTls logs the
+  // outcome); the server keeps running either way.
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) {
+    Log("received SIGHUP, reloading the TLS certificate");
+    server.value()->ReloadTls().ok();
+  }
   Log(std::string("received ") + (sig == SIGINT ? "SIGINT" : "SIGTERM") +
       ", stopping");
   const Status st = server.value()->Stop();

@@ -2,54 +2,108 @@
 #include <arpa/inet.h>
 
 #include <iterator>
+#include <string>
+#include <vector>
 
 #include "gateway/config/config_builder.h"
 
 namespace cfx::gateway::config_internal {
+
+namespace {
+
+bool IsIpAddress(const std::string& text) {
+  unsigned char buf[16];
+  return text.find('\0') == std::string::npos &&
+         (inet_pton(AF_INET, text.c_str(), buf) == 1 ||
+          inet_pton(AF_INET6, text.c_str(), buf) == 1);
+}
+
+}  // namespace
 
 Status Builder::BuildNetwork() {
   const pb::Network& n = in_.network();
   const FieldPath net = Root().Field("network");
   NetworkConfig& out = out_.network;
   if (!n.bind_address().empty()) {
-    unsigned char buf[16];
-    const char* address = n.bind_address().c_str();
-    const bool is_ip = inet_pton(AF_INET, address, buf) == 1 ||
-                       inet_pton(AF_INET6, address, buf) == 1;
-    if (!is_ip || n.bind_address().find('\0') != std::string::npos) {
+    if (!IsIpAddress(n.bind_address())) {
       return Error(net.Field("bind_address"),
                    Quote(n.bind_address()) + " is not an IPv4 or IPv6 address");
     }
     out.bind_address = n.bind_address();
   }
   struct Port {
+    FieldPath path;
     const char* name;
     bool has;
     uint32_t value;
     uint16_t* out;
   };
-  Port ports[] = {
-      {"fix_port", n.has_fix_port(), n.fix_port(), &out.fix_port},
-      {"protobuf_port", n.has_protobuf_port(), n.protobuf_port(),
+  std::vector<Port> ports = {
+      {net, "fix_port", n.has_fix_port(), n.fix_port(), &out.fix_port},
+      {net, "protobuf_port", n.has_protobuf_port(), n.protobuf_port(),
        &out.protobuf_port},
-      {"http_port", n.has_http_port(), n.http_port(), &out.http_port},
+      {net, "http_port", n.has_http_port(), n.http_port(), &out.http_port},
   };
+  if (n.has_tls()) {
+    const pb::Tls& t = n.tls();
+    const FieldPath tp = net.Field("tls");
+    TlsListenerConfig& tls = out.tls.emplace();
+    tls.bind_address = out.bind_address;
+    if (!t.bind_address().empty()) {
+      if (!IsIpAddress(t.bind_address())) {
+        return Error(tp.Field("bind_address"), Quote(t.bind_address()) +
+                                                   " is not an IPv4 or IPv6 "
+                                                   "address");
+      }
+      tls.bind_address = t.bind_address();
+    }
+    if (!t.has_fix_port() && !t.has_protobuf_port() && !t.has_https_port()) {
+      return Error(tp, "needs at least one of fix_port, protobuf_port and "
+                       "https_port");
+    }
+    if (t.certificate_file().empty()) {
+      return Error(tp.Field("certificate_file"), "is required");
+    }
+    if (t.private_key_file().empty()) {
+      return Error(tp.Field("private_key_file"), "is required");
+    }
+    tls.certificate_file = t.certificate_file();
+    tls.private_key_file = t.private_key_file();
+    tls.client_ca_file = t.client_ca_file();
+    tls.skip_if_missing = t.skip_if_missing();
+    // Listed only when set: an absent TLS port is no listener.
+    if (t.has_fix_port()) {
+      ports.push_back({tp, "fix_port", true, t.fix_port(), &tls.fix_port});
+    }
+    if (t.has_protobuf_port()) {
+      ports.push_back(
+          {tp, "protobuf_port", true, t.protobuf_port(), &tls.protobuf_port});
+    }
+    if (t.has_https_port()) {
+      ports.push_back({tp, "https_port", true, t.https_port(), &tls.https_port});
+    }
+  }
   for (Port& p : ports) {
     if (!p.has) continue;
     if (p.value == 0 || p.value > 65'535) {
-      return Error(net.Field(p.name),
+      return Error(p.path.Field(p.name),
                    "port must be in 1-65535, got " + std::to_string(p.value));
     }
     *p.out = static_cast<uint16_t>(p.value);
   }
-  for (size_t j = 1; j < std::size(ports); ++j) {
+  const auto label = [&net](const Port& p) {
+    return std::string(p.path.ToString() == net.ToString() ? "" : "tls ") +
+           p.name;
+  };
+  for (size_t j = 1; j < ports.size(); ++j) {
     for (size_t i = 0; i < j; ++i) {
       if (*ports[i].out != *ports[j].out) continue;
       // Blame an explicitly set port: the later one if both are.
       const Port& blame = ports[j].has ? ports[j] : ports[i];
       const Port& other = ports[j].has ? ports[i] : ports[j];
-      return Error(net.Field(blame.name), "port " + std::to_string(*blame.out) +
-                                              " is also the " + other.name);
+      return Error(blame.path.Field(blame.name),
+                   "port " + std::to_string(*blame.out) + " is also the " +
+                       label(other));
     }
   }
   return Status::Ok();

@@ -1,10 +1,9 @@
 #include "gateway/config/demo_identities.h"
 
-#include <arpa/inet.h>
-
-#include <cstring>
 #include <set>
 #include <utility>
+
+#include "gateway/config/listeners.h"
 
 namespace cfx::gateway {
 
@@ -35,20 +34,6 @@ bool UsesDemoCredentials(const UserConfig& u, const DemoCredentials& demo) {
   return false;
 }
 
-// 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104.
-bool IsLoopback(const std::string& address) {
-  unsigned char v4[4];
-  if (::inet_pton(AF_INET, address.c_str(), v4) == 1) return v4[0] == 127;
-  unsigned char v6[16];
-  if (::inet_pton(AF_INET6, address.c_str(), v6) != 1) return false;
-  static constexpr unsigned char kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                                  0, 0, 0, 0, 0, 0, 0, 1};
-  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0,    0,
-                                                0, 0, 0, 0, 0xff, 0xff};
-  if (std::memcmp(v6, kLoopback, 16) == 0) return true;
-  return std::memcmp(v6, kMapped, 12) == 0 && v6[12] == 127;
-}
-
 }  // namespace
 
 void MarkDemoIdentities(ServerConfig& config) {
@@ -69,10 +54,20 @@ std::string DemoIdentityList(const ServerConfig& config) {
 Status CheckDemoIdentitiesOnLoopback(const ServerConfig& config) {
   const std::string users = DemoIdentityList(config);
   if (users.empty()) return Status::Ok();
-  if (IsLoopback(config.network.bind_address)) return Status::Ok();
+  const NetworkConfig& n = config.network;
+  // A TLS listener off loopback serves the same published credentials.
+  const bool tls_off_loopback =
+      n.tls.has_value() && !IsLoopbackAddress(n.tls->bind_address);
+  if (IsLoopbackAddress(n.bind_address) && !tls_off_loopback) {
+    return Status::Ok();
+  }
+  const std::string address =
+      IsLoopbackAddress(n.bind_address) ? n.tls->bind_address : n.bind_address;
   return FailedPreconditionError(
-      "the fix, protobuf and http listeners bind " +
-      config.network.bind_address +
+      std::string(IsLoopbackAddress(n.bind_address)
+                      ? "the TLS listeners bind "
+                      : "the fix, protobuf and http listeners bind ") +
+      address +
       ", not a loopback address, and the config has demo identities (" + users +
       ") whose credentials are published: give those users their own "
       "password hashes and API keys (docs/config.md), or bind 127.0.0.1");

@@ -134,11 +134,28 @@ struct IndexSettings {
   int64_t restatement_until_utc_seconds = 23 * 3600;
 };
 
+// The TLS listeners (config.proto Tls, docs/config.md "TLS").
+struct TlsListenerConfig {
+  std::string bind_address{};  // never empty once built
+  // 0: no such TLS listener.
+  uint16_t fix_port = 0;
+  uint16_t protobuf_port = 0;
+  uint16_t https_port = 0;
+  // As written; relative ones are relative to the data dir.
+  std::string certificate_file{};
+  std::string private_key_file{};
+  std::string client_ca_file{};  // empty: no client certificates
+  bool skip_if_missing = false;
+};
+
 struct NetworkConfig {
+  // The plaintext listeners.
   std::string bind_address = "127.0.0.1";
   uint16_t fix_port = 9878;
   uint16_t protobuf_port = 9879;
   uint16_t http_port = 9880;
+  // Set: the config has a tls section.
+  std::optional<TlsListenerConfig> tls{};
 };
 
 // 2026-12-01T00:00:00Z.

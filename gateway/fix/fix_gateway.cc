@@ -34,6 +34,9 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
+// The TLS acceptor's first connection id: far above any plaintext one.
+constexpr uint64_t kTlsFirstSlot = uint64_t{1} << 62;
+
 // "HH:MM:SS" of `seconds` after 00:00 UTC (0 <= seconds < 2 days).
 std::string TimeOfDay(int64_t seconds) {
   return exchange::FormatUtcTimestamp(
@@ -135,26 +138,29 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
   return g;
 }
 
-Status FixGateway::Listen(const std::string& address, uint16_t port) {
+Result<std::unique_ptr<Acceptor>> FixGateway::OpenAcceptor(
+    const std::string& address, uint16_t port, bool tls) {
+  const char* what = tls ? "TLS " : "";
   boost::system::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
   if (ec) {
-    return Status(
-        StatusCode::kInvalidArgument,
-        "fix gateway: bad bind address \"" + address + "\": " + ec.message());
+    return Status(StatusCode::kInvalidArgument,
+                  std::string("fix gateway: bad ") + what + "bind address \"" +
+                      address + "\": " + ec.message());
   }
   const SessionPolicy& session = config_.session;
   AcceptorOptions options;
   options.max_connections =
       std::size_t{session.max_sessions} + session.max_pre_logon;
   options.pre_logon = {session.max_pre_logon, session.max_pre_logon_per_source};
+  if (tls) options.first_slot = kTlsFirstSlot;
   // A refused connection is closed without an answer: there is no session
   // to answer on.
-  acceptor_ = std::make_unique<Acceptor>(
+  auto acceptor = std::make_unique<Acceptor>(
       io_,
       AcceptorHandlers{[this] { return conns_.size(); },
-                       [this](tcp::socket socket, uint64_t slot) {
-                         Accepted(std::move(socket), slot);
+                       [this, tls](tcp::socket socket, uint64_t slot) {
+                         Accepted(std::move(socket), slot, tls);
                        },
                        [this](tcp::socket&, Refusal why) {
                          if (deps_.metrics != nullptr) {
@@ -165,14 +171,39 @@ Status FixGateway::Listen(const std::string& address, uint16_t port) {
                        },
                        [this](uint64_t slot) { Evict(slot); }},
       options);
-  ec = acceptor_->Listen(ip, port);
+  ec = acceptor->Listen(ip, port);
   if (ec) {
     return Status(StatusCode::kUnavailable,
-                  "fix gateway: cannot listen on " + address + ":" +
+                  std::string("fix gateway: cannot listen ") +
+                      (tls ? "(TLS) " : "") + "on " + address + ":" +
                       std::to_string(port) + ": " + ec.message());
   }
+  return acceptor;
+}
+
+Status FixGateway::Listen(const std::string& address, uint16_t port) {
+  auto acceptor = OpenAcceptor(address, port, /*tls=*/false);
+  if (!acceptor.has_value()) return acceptor.error();
+  acceptor_ = std::move(acceptor).value();
   port_ = acceptor_->port();
   return Status();
+}
+
+Status FixGateway::ListenTls(const std::string& address, uint16_t port,
+                             TlsServerContext& tls) {
+  tls_ = &tls;
+  auto acceptor = OpenAcceptor(address, port, /*tls=*/true);
+  if (!acceptor.has_value()) return acceptor.error();
+  tls_acceptor_ = std::move(acceptor).value();
+  return Status();
+}
+
+uint16_t FixGateway::tls_port() const {
+  return tls_acceptor_ == nullptr ? 0 : tls_acceptor_->port();
+}
+
+Acceptor* FixGateway::AcceptorOf(uint64_t conn) {
+  return conn >= kTlsFirstSlot ? tls_acceptor_.get() : acceptor_.get();
 }
 
 Status FixGateway::GoLive() {
@@ -186,22 +217,47 @@ void FixGateway::Stop() {
   if (stopped_) return;
   stopped_ = true;
   if (acceptor_ != nullptr) acceptor_->Close();
+  if (tls_acceptor_ != nullptr) tls_acceptor_->Close();
   engine_->LogoutAll("the exchange is shutting down");
   Poll();
 }
 
 // -------------------------------------------------------------- transport
 
-void FixGateway::Accepted(tcp::socket socket, uint64_t slot) {
+// A TLS connection is the engine's from accept, so its logon timeout and
+// the pre-logon budget also bound the handshake; its bytes are read once
+// the handshake is done.
+void FixGateway::Accepted(tcp::socket socket, uint64_t slot, bool tls) {
   if (stopped_) {
-    acceptor_->Closed(slot);
+    AcceptorOf(slot)->Closed(slot);
     return;
   }
-  auto c = std::make_shared<Connection>(std::move(socket));
+  auto c = std::make_shared<Connection>(
+      tls ? Stream(std::move(socket), tls_->Current())
+          : Stream(std::move(socket)));
   c->id = slot;
   conns_[c->id] = c;
   engine_->Connected(c->id, WallSeconds());
-  StartRead(c);
+  if (!tls) {
+    StartRead(c);
+    return;
+  }
+  c->stream.AsyncHandshake(
+      ssl::stream_base::server, [this, c](boost::system::error_code ec) {
+        // Cut short by the logon timeout or an eviction: operation_aborted,
+        // counted as failed too.
+        if (deps_.metrics != nullptr) {
+          deps_.metrics->TlsHandshake(Metrics::Port::kFix, !ec);
+        }
+        if (c->dead) return;
+        if (ec) {
+          const std::string line = tls_failures_.Failed("fix gateway", ec);
+          if (!line.empty()) Log(line);
+          Gone(c);
+          return;
+        }
+        StartRead(c);
+      });
 }
 
 // The oldest connection without a Logon, closed to make room for a new one.
@@ -217,11 +273,11 @@ void FixGateway::Evict(uint64_t slot) {
 }
 
 void FixGateway::OnConnectionLoggedOn(uint64_t conn) {
-  if (acceptor_ != nullptr) acceptor_->LoggedOn(conn);
+  if (Acceptor* a = AcceptorOf(conn)) a->LoggedOn(conn);
 }
 
 void FixGateway::StartRead(const std::shared_ptr<Connection>& c) {
-  c->socket.async_read_some(
+  c->stream.async_read_some(
       asio::buffer(c->in),
       [this, c](boost::system::error_code ec, std::size_t n) {
         if (c->dead) return;
@@ -260,9 +316,7 @@ void FixGateway::Flush(const std::shared_ptr<Connection>& c) {
   if (c->dead || c->write_in_flight) return;
   if (c->out.empty()) {
     if (c->closing) {
-      boost::system::error_code ignored;
-      c->socket.shutdown(tcp::socket::shutdown_both, ignored);
-      c->socket.close(ignored);
+      c->stream.Close();
       Gone(c);
     }
     return;
@@ -270,7 +324,7 @@ void FixGateway::Flush(const std::shared_ptr<Connection>& c) {
   c->writing.clear();
   std::swap(c->out, c->writing);
   c->write_in_flight = true;
-  asio::async_write(c->socket, asio::buffer(c->writing),
+  asio::async_write(c->stream, asio::buffer(c->writing),
                     [this, c](boost::system::error_code ec, std::size_t) {
                       c->write_in_flight = false;
                       if (ec) {
@@ -284,9 +338,8 @@ void FixGateway::Flush(const std::shared_ptr<Connection>& c) {
 void FixGateway::Gone(const std::shared_ptr<Connection>& c) {
   if (c->dead) return;
   c->dead = true;
-  boost::system::error_code ignored;
-  c->socket.close(ignored);
-  if (acceptor_ != nullptr) acceptor_->Closed(c->id);
+  c->stream.Close();
+  if (Acceptor* a = AcceptorOf(c->id)) a->Closed(c->id);
   conns_.erase(c->id);
   engine_->Disconnected(c->id);
 }

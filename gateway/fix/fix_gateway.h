@@ -23,6 +23,7 @@
 #include "gateway/session/known_sources.h"
 #include "gateway/session/logon_backoff.h"
 #include "gateway/session/order_view.h"
+#include "gateway/session/tls.h"
 #include "gateway/session/service_reads.h"
 
 namespace cfx::index {
@@ -119,6 +120,14 @@ class FixGateway final : private Handler {
   // Starts accepting on address:port (0 = an ephemeral port).
   Status Listen(const std::string& address, uint16_t port);
   uint16_t port() const { return port_; }
+  // Also accepts TLS on address:port with `tls`'s current certificate
+  // (docs/fix.md, "TLS"): the same sessions after the handshake, which
+  // counts as time before the Logon (the logon timeout and the pre-logon
+  // budget bound it). `tls` must outlive the gateway.
+  Status ListenTls(const std::string& address, uint16_t port,
+                   TlsServerContext& tls);
+  // The TLS port; 0 when there is none.
+  uint16_t tls_port() const;
 
   // One durable engine event, in seq order, AFTER the market-data store
   // applied it: `level` is what MarketDataStore::OnEvent() returned (book
@@ -293,7 +302,12 @@ class FixGateway final : private Handler {
   void SetSessionsMetric();
   void BusinessReject(int s, const Message& m, int reason,
                       const std::string& ref_id, const std::string& text);
-  void Accepted(asio::ip::tcp::socket socket, uint64_t slot);
+  void Accepted(asio::ip::tcp::socket socket, uint64_t slot, bool tls);
+  // An acceptor for `address`:`port` whose connections go to Accepted().
+  Result<std::unique_ptr<Acceptor>> OpenAcceptor(const std::string& address,
+                                                 uint16_t port, bool tls);
+  // The acceptor that accepted connection `conn` (null before Listen()).
+  Acceptor* AcceptorOf(uint64_t conn);
   void Evict(uint64_t slot);
   void StartRead(const std::shared_ptr<Connection>& c);
   void Flush(const std::shared_ptr<Connection>& c);
@@ -317,8 +331,12 @@ class FixGateway final : private Handler {
   const ServerConfig& config_;
   const InstrumentTable& instruments_;
   std::unique_ptr<Engine> engine_;
-  // Created by Listen(). Connection ids are its slot ids.
+  // Created by Listen() and ListenTls(). Connection ids are their slot ids
+  // (the TLS acceptor's start at kTlsFirstSlot).
   std::unique_ptr<Acceptor> acceptor_;
+  std::unique_ptr<Acceptor> tls_acceptor_;
+  TlsServerContext* tls_ = nullptr;
+  TlsFailureLog tls_failures_;
   uint16_t port_ = 0;
   bool live_ = false;
   bool stopped_ = false;

@@ -15,6 +15,7 @@
 
 #include "gateway/config/token_bucket.h"
 #include "gateway/fix/fix_gateway.h"
+#include "gateway/session/tls.h"
 
 namespace cfx::gateway::fix {
 
@@ -85,9 +86,9 @@ struct FixGateway::SessionState {
 };
 
 struct FixGateway::Connection {
-  explicit Connection(asio::ip::tcp::socket s) : socket(std::move(s)) {}
+  explicit Connection(Stream s) : stream(std::move(s)) {}
   uint64_t id = 0;
-  asio::ip::tcp::socket socket;
+  Stream stream;  // plaintext, or TLS (read once the handshake is done)
   std::array<char, 16 * 1024> in{};
   std::string out;
   std::string writing;

@@ -80,7 +80,7 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
                             const std::string& password, std::string* refusal) {
   auto it = conns_.find(conn);
   const std::string address =
-      it == conns_.end() ? std::string() : PeerAddress(it->second->socket);
+      it == conns_.end() ? std::string() : PeerAddress(it->second->stream.socket());
   const LogonBackoff::Key source = backoff_.KeyOf("fix " + address);
   const UserConfig* user =
       session >= 0 ? sessions_[static_cast<std::size_t>(session)]->user

@@ -4,8 +4,10 @@
 #include <array>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -37,7 +39,13 @@ std::string_view View(beast::string_view s) {
 
 }  // namespace
 
-class HttpSession;
+// What the server holds of a connection, plain or TLS.
+class HttpConnection {
+ public:
+  virtual ~HttpConnection() = default;
+  // Closes the socket; pending operations complete with operation_aborted.
+  virtual void Close() = 0;
+};
 
 // Shared by the server and its connections, so a handler that runs after
 // the HttpServer is gone finds `stopped` set and touches nothing else.
@@ -70,7 +78,8 @@ struct HttpServerState : std::enable_shared_from_this<HttpServerState> {
   Metrics& metrics;
   HttpServerOptions options;
   // By acceptor slot.
-  std::unordered_map<uint64_t, std::weak_ptr<HttpSession>> sessions;
+  std::unordered_map<uint64_t, std::weak_ptr<HttpConnection>> sessions;
+  TlsFailureLog tls_failures;
   uint16_t port = 0;
   bool listening = false;
   bool stopped = false;
@@ -79,18 +88,37 @@ struct HttpServerState : std::enable_shared_from_this<HttpServerState> {
   Acceptor acceptor;
 };
 
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
 // One HTTP/1.1 connection: read a request, answer it, repeat while
 // keep-alive. Kept alive by the shared_ptr in its pending handler.
-class HttpSession : public std::enable_shared_from_this<HttpSession> {
+// `S` is beast::tcp_stream (HTTP) or TlsStream (HTTPS: a handshake first).
+template <typename S>
+class HttpSession final : public HttpConnection,
+                          public std::enable_shared_from_this<HttpSession<S>> {
  public:
+  static constexpr bool kTls = std::is_same_v<S, TlsStream>;
+
+  // Plain HTTP.
   HttpSession(tcp::socket socket, uint64_t slot,
               std::shared_ptr<HttpServerState> state)
+    requires(!kTls)
       : stream_(std::move(socket)),
         buffer_(kMaxReadBuffer),
         slot_(slot),
         state_(std::move(state)) {
-    beast::error_code ec;
-    peer_ = stream_.socket().remote_endpoint(ec).address();
+    Init();
+  }
+  // HTTPS with `context`.
+  HttpSession(tcp::socket socket, std::shared_ptr<ssl::context> context,
+              uint64_t slot, std::shared_ptr<HttpServerState> state)
+    requires(kTls)
+      : context_(std::move(context)),
+        stream_(beast::tcp_stream(std::move(socket)), *context_),
+        buffer_(kMaxReadBuffer),
+        slot_(slot),
+        state_(std::move(state)) {
+    Init();
   }
 
   ~HttpSession() {
@@ -105,18 +133,56 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   HttpSession(const HttpSession&) = delete;
   HttpSession& operator=(const HttpSession&) = delete;
 
-  void Start() { ReadRequest(); }
+  // HTTPS: the handshake, then the first request, both within
+  // first_request_timeout of the accept.
+  void Start() {
+    if constexpr (kTls) {
+      Lowest().expires_at(first_deadline_);
+      stream_.async_handshake(
+          ssl::stream_base::server,
+          [self = this->shared_from_this()](beast::error_code ec) {
+            self->OnHandshake(ec);
+          });
+    } else {
+      ReadRequest();
+    }
+  }
 
-  // Closes the socket; pending operations complete with operation_aborted.
-  void Close() { stream_.close(); }
+  void Close() override { Lowest().close(); }
 
  private:
+  using std::enable_shared_from_this<HttpSession<S>>::shared_from_this;
+
+  void Init() {
+    beast::error_code ec;
+    peer_ = Lowest().socket().remote_endpoint(ec).address();
+    first_deadline_ = std::chrono::steady_clock::now() +
+                      state_->options.first_request_timeout;
+  }
+
+  beast::tcp_stream& Lowest() { return beast::get_lowest_layer(stream_); }
+
+  void OnHandshake(beast::error_code ec) {
+    if (state_->stopped) return;
+    state_->metrics.TlsHandshake(Metrics::Port::kHttp, !ec);
+    if (ec) {
+      const std::string line = state_->tls_failures.Failed("https", ec);
+      if (!line.empty() && state_->options.log) state_->options.log(line);
+      Close();
+      return;
+    }
+    ReadRequest();
+  }
+
   void ReadRequest() {
     parser_.emplace();
     parser_->header_limit(state_->options.header_limit);
     parser_->body_limit(state_->options.body_limit);
-    stream_.expires_after(requests_ == 0 ? state_->options.first_request_timeout
-                                         : state_->options.idle_timeout);
+    if (requests_ == 0) {
+      Lowest().expires_at(first_deadline_);
+    } else {
+      Lowest().expires_after(state_->options.idle_timeout);
+    }
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -214,7 +280,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (!head) res_.body() = std::move(reply.body);
     res_.content_length(length);
     keep_alive_ = keep_alive;
-    stream_.expires_after(state_->options.idle_timeout);
+    Lowest().expires_after(state_->options.idle_timeout);
     http::async_write(
         stream_, res_,
         [self = shared_from_this()](beast::error_code ec, std::size_t) {
@@ -233,14 +299,21 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       ReadRequest();
       return;
     }
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    if (ignored) {
-      Close();
+    Lowest().expires_after(kLingerTimeout);
+    if constexpr (kTls) {
+      // close_notify, then the peer's, within the linger time.
+      stream_.async_shutdown(
+          [self = shared_from_this()](beast::error_code) { self->Close(); });
       return;
+    } else {
+      beast::error_code ignored;
+      Lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+      if (ignored) {
+        Close();
+        return;
+      }
+      Linger();
     }
-    stream_.expires_after(kLingerTimeout);
-    Linger();
   }
 
   void Linger() {
@@ -256,7 +329,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     });
   }
 
-  beast::tcp_stream stream_;
+  std::shared_ptr<ssl::context> context_;  // HTTPS: before stream_
+  S stream_;
+  std::chrono::steady_clock::time_point first_deadline_{};
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
@@ -270,8 +345,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 };
 
 void HttpServerState::StartSession(tcp::socket socket, uint64_t slot) {
-  auto session = std::make_shared<HttpSession>(std::move(socket), slot,
-                                               shared_from_this());
+  if (options.tls != nullptr) {
+    auto session = std::make_shared<HttpSession<TlsStream>>(
+        std::move(socket), options.tls->Current(), slot, shared_from_this());
+    sessions.emplace(slot, session);
+    metrics.SetHttpConnections(static_cast<int64_t>(sessions.size()));
+    session->Start();
+    return;
+  }
+  auto session = std::make_shared<HttpSession<beast::tcp_stream>>(
+      std::move(socket), slot, shared_from_this());
   sessions.emplace(slot, session);
   metrics.SetHttpConnections(static_cast<int64_t>(sessions.size()));
   session->Start();
@@ -279,12 +362,13 @@ void HttpServerState::StartSession(tcp::socket socket, uint64_t slot) {
 
 // A connection over its source's idle cap gets "503 Service Unavailable",
 // written without waiting (the socket is non-blocking and new: the answer
-// fits its send buffer); one over the port's limit is closed silently.
+// fits its send buffer); one over the port's limit is closed silently, and
+// so is every refused HTTPS one (a clear answer would not parse there).
 void HttpServerState::Refuse(tcp::socket& socket, Refusal why) {
   metrics.HttpConnectionRefused();
   const bool source_full = why == Refusal::kSourceFull;
   metrics.ConnectionRefused(Metrics::Port::kHttp, source_full);
-  if (!source_full) return;
+  if (!source_full || options.tls != nullptr) return;
   constexpr std::string_view kBody =
       "{\"error\":\"too many idle connections from this address\"}";
   std::string answer =
@@ -377,7 +461,7 @@ void HttpServer::Stop() {
   s.acceptor.Close();
   // Close() may end a session's last reference; collect first so the map
   // is not modified while iterating.
-  std::vector<std::shared_ptr<internal::HttpSession>> live;
+  std::vector<std::shared_ptr<internal::HttpConnection>> live;
   live.reserve(s.sessions.size());
   for (auto& entry : s.sessions) {
     if (auto session = entry.second.lock()) live.push_back(std::move(session));

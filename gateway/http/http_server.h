@@ -16,6 +16,7 @@
 #include "gateway/session/connection_limiter.h"
 #include "gateway/session/metrics.h"
 #include "gateway/session/service_reads.h"
+#include "gateway/session/tls.h"
 
 namespace cfx::index {
 class IndexService;
@@ -40,6 +41,12 @@ struct HttpServerOptions {
   // Request header and body limits, in bytes. Default: 8 KiB each.
   uint32_t header_limit = 8 * 1024;
   uint64_t body_limit = 8 * 1024;
+  // Set: HTTPS, with this context's current certificate for each new
+  // connection; the handshake counts against first_request_timeout and the
+  // idle budget. Must outlive the server. Default: null (plain HTTP).
+  TlsServerContext* tls = nullptr;
+  // Where a failed TLS handshake is logged (rate-limited); may be empty.
+  std::function<void(const std::string&)> log{};
 };
 
 // The exchange's HTTP port: the defaults above, with the first-request
@@ -53,7 +60,7 @@ struct HttpServerState;
 
 // The read-only HTTP port (DESIGN.md §6, docs/http.md): market data JSON,
 // the CFX index (JSON and a chart page), /healthz and /metrics, over
-// HTTP/1.1 with keep-alive, on Boost.Beast.
+// HTTP/1.1 with keep-alive, on Boost.Beast; HTTPS when options.tls is set.
 //
 // Connection limits: see HttpServerOptions; a refused connection gets
 // "503 Service Unavailable" and is closed.

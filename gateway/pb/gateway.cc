@@ -47,6 +47,9 @@ AcceptorOptions PortOptions(const SessionPolicy& session) {
   return options;
 }
 
+// The TLS acceptor's first slot: far above any plaintext one.
+constexpr uint64_t kTlsFirstSlot = uint64_t{1} << 62;
+
 }  // namespace
 
 Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
@@ -116,6 +119,63 @@ Status Gateway::Listen(const std::string& address, uint16_t port) {
   return Status();
 }
 
+Status Gateway::ListenTls(const std::string& address, uint16_t port,
+                          TlsServerContext& tls) {
+  boost::system::error_code ec;
+  const auto ip = asio::ip::make_address(address, ec);
+  if (ec) {
+    return Status(StatusCode::kInvalidArgument,
+                  "protobuf gateway: bad TLS bind address \"" + address +
+                      "\": " + ec.message());
+  }
+  AcceptorOptions options = PortOptions(config_.session);
+  options.first_slot = kTlsFirstSlot;
+  tls_ = &tls;
+  // A refused connection is closed without an answer: a LogonReject in
+  // clear would not parse on a TLS client.
+  tls_acceptor_ = std::make_unique<Acceptor>(
+      io_,
+      AcceptorHandlers{[this] { return sessions_.size(); },
+                       [this](tcp::socket socket, uint64_t slot) {
+                         StartTlsSession(std::move(socket), slot);
+                       },
+                       [this](tcp::socket&, Refusal why) {
+                         if (deps_.metrics != nullptr) {
+                           deps_.metrics->ConnectionRefused(
+                               Metrics::Port::kProtobuf,
+                               why == Refusal::kSourceFull);
+                         }
+                       },
+                       [this](uint64_t slot) { Evict(slot); }},
+      options);
+  ec = tls_acceptor_->Listen(ip, port);
+  if (ec) {
+    return Status(StatusCode::kUnavailable,
+                  "protobuf gateway: cannot listen (TLS) on " + address + ":" +
+                      std::to_string(port) + ": " + ec.message());
+  }
+  return Status();
+}
+
+uint16_t Gateway::tls_port() const {
+  return tls_acceptor_ == nullptr ? 0 : tls_acceptor_->port();
+}
+
+uint64_t Gateway::accept_errors() const {
+  return acceptor_.accept_errors() +
+         (tls_acceptor_ == nullptr ? 0 : tls_acceptor_->accept_errors());
+}
+
+Acceptor& Gateway::AcceptorOf(uint64_t id) {
+  return id >= kTlsFirstSlot && tls_acceptor_ != nullptr ? *tls_acceptor_
+                                                         : acceptor_;
+}
+
+std::size_t Gateway::PreLogon() const {
+  return acceptor_.pre_logon() +
+         (tls_acceptor_ == nullptr ? 0 : tls_acceptor_->pre_logon());
+}
+
 // A connection over its source's pre-logon cap gets a LogonReject, written
 // without waiting (the socket is non-blocking and new: the frame fits its
 // send buffer); one over the port's limit is closed silently.
@@ -147,8 +207,40 @@ void Gateway::Evict(uint64_t slot) {
 
 void Gateway::StartSession(tcp::socket socket, uint64_t slot) {
   // The acceptor's slot id is the session id: both are unique and
-  // increasing.
-  auto s = std::make_shared<Session>(slot, std::move(socket));
+  // increasing (per acceptor).
+  auto s = std::make_shared<Session>(slot, Stream(std::move(socket)));
+  AddSession(s);
+  Read(s);
+}
+
+// The handshake runs while the session waits for its Logon, so the
+// pre-logon deadline (ScanTimers) and budget (Evict) bound it: a client that
+// never finishes it is closed like one that never logs on.
+void Gateway::StartTlsSession(tcp::socket socket, uint64_t slot) {
+  auto s =
+      std::make_shared<Session>(slot, Stream(std::move(socket), tls_->Current()));
+  AddSession(s);
+  s->stream.AsyncHandshake(
+      ssl::stream_base::server, [this, s](boost::system::error_code ec) {
+        Session& ss = *s;
+        // A handshake cut short by the pre-logon deadline or an eviction
+        // ends with operation_aborted: counted as failed too.
+        if (deps_.metrics != nullptr) {
+          deps_.metrics->TlsHandshake(Metrics::Port::kProtobuf, !ec);
+        }
+        if (ss.state == Session::State::kClosed) return;
+        if (ec) {
+          const std::string line =
+              tls_failures_.Failed("protobuf gateway", ec);
+          if (!line.empty() && deps_.log) deps_.log(line);
+          Close(ss, "TLS handshake failed");
+          return;
+        }
+        Read(s);
+      });
+}
+
+void Gateway::AddSession(const std::shared_ptr<Session>& s) {
   s->connected_ns = s->last_recv_ns = s->last_send_ns = SteadyNs();
   s->heartbeat_ms = config_.session.default_heartbeat_ms;
   s->throttle.Reset(config_.session.max_messages_per_second, s->connected_ns);
@@ -156,11 +248,10 @@ void Gateway::StartSession(tcp::socket socket, uint64_t slot) {
   if (deps_.metrics != nullptr) {
     deps_.metrics->SetSessions(static_cast<int64_t>(sessions_.size()));
   }
-  Read(s);
 }
 
 void Gateway::Read(const std::shared_ptr<Session>& s) {
-  s->socket.async_read_some(
+  s->stream.async_read_some(
       asio::buffer(s->reader.WritableSpace(), s->reader.WritableSize()),
       [this, s](boost::system::error_code ec, std::size_t n) {
         Session& ss = *s;
@@ -199,10 +290,8 @@ void Gateway::Close(Session& s, const std::string& why) {
       s.state == Session::State::kActive ||
       (s.state == Session::State::kClosing && s.user != nullptr);
   s.state = Session::State::kClosed;
-  acceptor_.Closed(s.id);
-  boost::system::error_code ignored;
-  s.socket.shutdown(tcp::socket::shutdown_both, ignored);
-  s.socket.close(ignored);
+  AcceptorOf(s.id).Closed(s.id);
+  s.stream.Close();
   if (was_active && s.cancel_on_disconnect && s.account.value != 0) {
     Command c;
     c.type = CommandType::kMassCancel;
@@ -516,7 +605,7 @@ int Gateway::Write(int64_t now) {
     s.write_pending = true;
     s.last_send_ns = now;
     std::shared_ptr<Session> keep = sessions_.at(s.id);
-    asio::async_write(s.socket, asio::buffer(s.writing),
+    asio::async_write(s.stream, asio::buffer(s.writing),
                       [this, keep](boost::system::error_code ec, std::size_t) {
                         Session& ws = *keep;
                         ws.write_pending = false;
@@ -540,6 +629,7 @@ void Gateway::Stop() {
   if (stopped_) return;
   stopped_ = true;
   acceptor_.Close();
+  if (tls_acceptor_ != nullptr) tls_acceptor_->Close();
   std::vector<Session*> all;
   for (auto& [id, s] : sessions_) all.push_back(s.get());
   for (Session* s : all) Close(*s, "exchange stopping");

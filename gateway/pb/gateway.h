@@ -29,6 +29,7 @@
 #include "gateway/session/acceptor.h"
 #include "gateway/session/service_reads.h"
 #include "gateway/session/logon_backoff.h"
+#include "gateway/session/tls.h"
 
 namespace cfx::gateway {
 struct ServerConfig;
@@ -127,6 +128,15 @@ class Gateway {
   // deps.dir cannot be opened.
   Status Listen(const std::string& address, uint16_t port);
   uint16_t port() const { return acceptor_.port(); }
+  // Also accepts TLS on address:port with `tls`'s current certificate
+  // (docs/protocol.md, "TLS"): the same sessions, limits and frames after
+  // the handshake, which counts as pre-logon time (pre_logon_timeout_ms,
+  // the pre-logon budget). Call after Listen(); errors as Listen(). `tls`
+  // must outlive the gateway.
+  Status ListenTls(const std::string& address, uint16_t port,
+                   TlsServerContext& tls);
+  // The TLS port; 0 when there is none.
+  uint16_t tls_port() const;
 
   // One durable engine event, in seq order (also the startup replay that
   // seeds the order view, before any session exists).
@@ -150,7 +160,7 @@ class Gateway {
   // Commands handed to the sequencer so far.
   uint64_t commands_submitted() const { return commands_submitted_; }
   // Accepts that failed (and were retried) so far; any thread may read it.
-  uint64_t accept_errors() const { return acceptor_.accept_errors(); }
+  uint64_t accept_errors() const;
   // Resumes started so far, and the ones being served now.
   uint64_t resumes_started() const { return resender_.started(); }
   std::size_t resumes_active() const { return resender_.active(); }
@@ -158,6 +168,14 @@ class Gateway {
  private:
   // gateway.cc: connections, frames, timers and writes.
   void StartSession(asio::ip::tcp::socket socket, uint64_t slot);
+  // A TLS connection: the session exists (pre-logon) from accept; its
+  // frames are read once the handshake is done.
+  void StartTlsSession(asio::ip::tcp::socket socket, uint64_t slot);
+  void AddSession(const std::shared_ptr<Session>& s);
+  // The acceptor that accepted session `id`, and the pre-logon
+  // connections of both.
+  Acceptor& AcceptorOf(uint64_t id);
+  std::size_t PreLogon() const;
   void Refuse(asio::ip::tcp::socket& socket, Refusal why);
   void Evict(uint64_t slot);
   // The read loop: reads, then DrainFrames(), then reads again unless that
@@ -298,8 +316,13 @@ class Gateway {
   CredentialChecker* checker_ = nullptr;
   LogonBackoff backoff_;
   std::shared_ptr<char> alive_ = std::make_shared<char>(0);
-  // Last: its handlers read the members above.
+  // TLS handshake failures, counted and logged at a bounded rate.
+  TlsFailureLog tls_failures_;
+  // Last: their handlers read the members above. The TLS acceptor's slots
+  // start at kTlsFirstSlot.
   Acceptor acceptor_;
+  TlsServerContext* tls_ = nullptr;
+  std::unique_ptr<Acceptor> tls_acceptor_;
 };
 
 }  // namespace cfx::gateway::pb

@@ -95,7 +95,7 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   // Back-off per source address and per API key at that address; a check
   // that may run goes to the credential checker, and the session's later
   // frames wait for its verdict.
-  const std::string address = PeerAddress(s.socket);
+  const std::string address = PeerAddress(s.stream.socket());
   const LogonBackoff::Key source = backoff_.KeyOf("pb " + address);
   const LogonBackoff::Key pair = backoff_.KeyOf(
       "pb " + address +
@@ -277,7 +277,7 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
                             const UserConfig* user) {
   // The logged-on sessions' room: connections not logged on (this one
   // included) are counted apart, in the acceptor's pre-logon budget.
-  const std::size_t waiting = acceptor_.pre_logon();
+  const std::size_t waiting = PreLogon();
   if (sessions_.size() > waiting &&
       sessions_.size() - waiting >= config_.session.max_sessions) {
     LogonReject(s, w::LOGON_REJECT_REASON_TOO_MANY_CONNECTIONS,
@@ -305,7 +305,7 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
   s.user = user;
   s.account = user->account;
   s.state = Session::State::kActive;
-  acceptor_.LoggedOn(s.id);
+  AcceptorOf(s.id).LoggedOn(s.id);
   // The heartbeat timeout counts from logon: the check took time.
   s.last_recv_ns = SteadyNs();
   if (m.heartbeat_interval_ms() != 0)

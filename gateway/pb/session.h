@@ -15,6 +15,7 @@
 #include "gateway/asio.h"
 #include "gateway/config/token_bucket.h"
 #include "gateway/pb/frame.h"
+#include "gateway/session/tls.h"
 
 namespace cfx::gateway {
 struct UserConfig;
@@ -37,7 +38,7 @@ inline int64_t WallNs() {
       .count();
 }
 
-// One TCP connection of the protobuf gateway and its session state
+// One connection (plaintext or TLS) of the protobuf gateway and its session state
 // (docs/protocol.md): logon, heartbeats, throttle, retransmission hold-back,
 // market-data subscriptions.
 //
@@ -47,11 +48,11 @@ class Session : public std::enable_shared_from_this<Session> {
  public:
   enum class State : uint8_t { kAwaitLogon, kActive, kClosing, kClosed };
 
-  Session(uint64_t session_id, asio::ip::tcp::socket sock)
-      : id(session_id), socket(std::move(sock)) {}
+  Session(uint64_t session_id, Stream s)
+      : id(session_id), stream(std::move(s)) {}
 
   uint64_t id;
-  asio::ip::tcp::socket socket;
+  Stream stream;
   FrameReader reader;
   std::string out;      // framed bytes waiting for the socket
   std::string writing;  // bytes of the write in flight

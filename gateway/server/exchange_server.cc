@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 #include "exchange/event_replay.h"
@@ -13,6 +14,7 @@
 #include "exchange/pipeline.h"
 #include "gateway/asio.h"
 #include "gateway/config/instrument_table.h"
+#include "gateway/config/listeners.h"
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/md/market_data.h"
@@ -21,6 +23,7 @@
 #include "gateway/server/service_feed.h"
 #include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
+#include "gateway/session/tls.h"
 #include "index/index_service.h"
 #include "settlement/settlement_service.h"
 
@@ -71,9 +74,13 @@ struct ExchangeServer::Impl {
   std::unique_ptr<Metrics> metrics;
   // Logon credential checks of both gateways, off this thread.
   std::unique_ptr<CredentialChecker> credentials;
+  // The TLS listeners' certificate (network.tls); before the gateways,
+  // which hold it. Null: no TLS listener.
+  std::unique_ptr<TlsServerContext> tls;
   std::unique_ptr<pb::Gateway> gateway;
   std::unique_ptr<fix::FixGateway> fix;
   std::unique_ptr<HttpServer> http;
+  std::unique_ptr<HttpServer> https;  // null: no HTTPS listener
   // Built once every consumer exists (CreateGateways).
   std::optional<MarketDataThenFix> md_then_fix;
   std::optional<EventConsumers> consumers;
@@ -97,6 +104,9 @@ struct ExchangeServer::Impl {
   Status ReplayJournal();
   void ConnectServices();
   Status Listen();
+  std::unique_ptr<HttpServer> MakeHttpServer(const HttpServerOptions& o);
+  // The TLS listeners of network.tls, if any (and their files exist).
+  Status ListenTls();
   int ReleaseStaged(bool force);
   void Run();
 };
@@ -176,6 +186,7 @@ void ExchangeServer::Impl::Run() {
   fix->Stop();
   gateway->Stop();
   http->Stop();
+  if (https != nullptr) https->Stop();
   gateway->Poll();
   fix->Poll();
   io.poll();
@@ -368,16 +379,11 @@ void ExchangeServer::Impl::ConnectServices() {
   });
 }
 
-// Listens on the protobuf, FIX and HTTP ports.
-Status ExchangeServer::Impl::Listen() {
-  const std::string& bind = config.network.bind_address;
-  CFX_RETURN_IF_ERROR(gateway->Listen(
-      bind, options.protobuf_port.value_or(config.network.protobuf_port)));
-  CFX_RETURN_IF_ERROR(
-      fix->Listen(bind, options.fix_port.value_or(config.network.fix_port)));
+std::unique_ptr<HttpServer> ExchangeServer::Impl::MakeHttpServer(
+    const HttpServerOptions& o) {
   exchange::Pipeline* pipe = pipeline.get();
   exchange::Clock* clk = clock.get();
-  http = std::make_unique<HttpServer>(
+  auto server = std::make_unique<HttpServer>(
       io, config, *instruments, *md, *metrics,
       [pipe, clk] {
         HealthInfo h;
@@ -389,15 +395,82 @@ Status ExchangeServer::Impl::Listen() {
         h.exchange_time_ns = clk->Now().nanos;
         return h;
       },
-      HttpServerOptionsFor(config.session));
-  http->set_index(&services->index(), services.get());
-  return http->Listen(bind,
-                      options.http_port.value_or(config.network.http_port));
+      o);
+  server->set_index(&services->index(), services.get());
+  return server;
+}
+
+// Listens on the protobuf, FIX and HTTP ports, then the TLS ones.
+Status ExchangeServer::Impl::Listen() {
+  const std::string& bind = config.network.bind_address;
+  CFX_RETURN_IF_ERROR(gateway->Listen(
+      bind, options.protobuf_port.value_or(config.network.protobuf_port)));
+  CFX_RETURN_IF_ERROR(
+      fix->Listen(bind, options.fix_port.value_or(config.network.fix_port)));
+  http = MakeHttpServer(HttpServerOptionsFor(config.session));
+  CFX_RETURN_IF_ERROR(http->Listen(
+      bind, options.http_port.value_or(config.network.http_port)));
+  return ListenTls();
+}
+
+namespace {
+
+// `file` as written, or under `dir` when relative.
+std::string UnderDir(const std::string& dir, const std::string& file) {
+  if (file.empty() || file.front() == '/') return file;
+  return dir + "/" + file;
+}
+
+bool Exists(const std::string& file) {
+  std::error_code ec;
+  return std::filesystem::exists(file, ec);
+}
+
+}  // namespace
+
+Status ExchangeServer::Impl::ListenTls() {
+  if (!config.network.tls.has_value()) return Status::Ok();
+  const TlsListenerConfig& t = *config.network.tls;
+  const TlsFiles files{UnderDir(options.data_dir, t.certificate_file),
+                       UnderDir(options.data_dir, t.private_key_file),
+                       UnderDir(options.data_dir, t.client_ca_file)};
+  if (t.skip_if_missing &&
+      (!Exists(files.certificate_file) || !Exists(files.private_key_file))) {
+    Log("WARNING: no TLS listeners: " + files.certificate_file + " or " +
+        files.private_key_file +
+        " does not exist (network.tls.skip_if_missing; deploy/run creates "
+        "them)");
+    return Status::Ok();
+  }
+  auto loaded = TlsServerContext::Load(files);
+  if (!loaded.has_value()) return loaded.error();
+  tls = std::move(loaded).value();
+  const std::string& bind = t.bind_address;
+  if (const uint16_t port = options.fix_tls_port.value_or(t.fix_port);
+      t.fix_port != 0) {
+    CFX_RETURN_IF_ERROR(fix->ListenTls(bind, port, *tls));
+  }
+  if (const uint16_t port =
+          options.protobuf_tls_port.value_or(t.protobuf_port);
+      t.protobuf_port != 0) {
+    CFX_RETURN_IF_ERROR(gateway->ListenTls(bind, port, *tls));
+  }
+  if (t.https_port != 0) {
+    HttpServerOptions o = HttpServerOptionsFor(config.session);
+    o.tls = tls.get();
+    o.log = options.log;
+    https = MakeHttpServer(o);
+    CFX_RETURN_IF_ERROR(
+        https->Listen(bind, options.https_port.value_or(t.https_port)));
+  }
+  return Status::Ok();
 }
 
 Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     const ServerConfig& config, const ServerOptions& options) {
   google::protobuf::SetLogHandler(&ProtobufLog);
+  // Off loopback only TLS may serve (docs/config.md, "TLS").
+  CFX_RETURN_IF_ERROR(CheckPlaintextListenersOnLoopback(config));
   auto impl = std::make_unique<Impl>();
   impl->config = config;
   impl->options = options;
@@ -417,9 +490,25 @@ Result<std::unique_ptr<ExchangeServer>> ExchangeServer::Start(
     s.Run();
   });
   const std::string& bind = config.network.bind_address;
+  std::string tls_ports;
+  if (s.tls != nullptr) {
+    const std::string& tbind = config.network.tls->bind_address;
+    if (s.fix->tls_port() != 0) {
+      tls_ports += ", fix TLS " + tbind + ":" + std::to_string(s.fix->tls_port());
+    }
+    if (s.gateway->tls_port() != 0) {
+      tls_ports += ", protobuf TLS " + tbind + ":" +
+                   std::to_string(s.gateway->tls_port());
+    }
+    if (s.https != nullptr) {
+      tls_ports += ", https " + tbind + ":" + std::to_string(s.https->port());
+    }
+    tls_ports += s.tls->mutual() ? " (client certificates required)" : "";
+  }
   s.Log("listening: fix " + bind + ":" + std::to_string(s.fix->port()) +
         ", protobuf " + bind + ":" + std::to_string(s.gateway->port()) +
-        ", http " + bind + ":" + std::to_string(s.http->port()) + "; " +
+        ", http " + bind + ":" + std::to_string(s.http->port()) + tls_ports +
+        "; " +
         std::to_string(s.config.instruments.size()) + " instruments, " +
         (s.simulated != nullptr ? "simulated" : "wall") + " clock");
   return std::unique_ptr<ExchangeServer>(new ExchangeServer(std::move(impl)));
@@ -456,6 +545,31 @@ uint16_t ExchangeServer::protobuf_port() const {
   return impl_->gateway->port();
 }
 uint16_t ExchangeServer::http_port() const { return impl_->http->port(); }
+uint16_t ExchangeServer::fix_tls_port() const {
+  return impl_->fix == nullptr ? 0 : impl_->fix->tls_port();
+}
+uint16_t ExchangeServer::protobuf_tls_port() const {
+  return impl_->gateway->tls_port();
+}
+uint16_t ExchangeServer::https_port() const {
+  return impl_->https == nullptr ? 0 : impl_->https->port();
+}
+
+Status ExchangeServer::ReloadTls() {
+  if (impl_->tls == nullptr) {
+    impl_->Log("tls: no TLS listeners, nothing to reload");
+    return FailedPreconditionError("tls: no TLS listeners to reload");
+  }
+  const Status st = impl_->tls->Reload();
+  if (st.ok()) {
+    impl_->Log("tls: reloaded " + impl_->tls->files().certificate_file +
+               "; new handshakes use it, open sessions keep theirs");
+  } else {
+    impl_->Log("tls: reload failed, keeping the current certificate: " +
+               st.message());
+  }
+  return st;
+}
 uint16_t ExchangeServer::fix_port() const {
   return impl_->fix == nullptr ? 0 : impl_->fix->port();
 }

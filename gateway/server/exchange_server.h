@@ -36,6 +36,11 @@ struct ServerOptions {
   std::optional<uint16_t> protobuf_port;
   std::optional<uint16_t> http_port;
   std::optional<uint16_t> fix_port;
+  // Overrides of the TLS listeners' ports (network.tls); only a listener
+  // the config has is opened. 0 = an ephemeral port.
+  std::optional<uint16_t> fix_tls_port{};
+  std::optional<uint16_t> protobuf_tls_port{};
+  std::optional<uint16_t> https_port{};
   // One line per call: startup, recovery, listening, shutdown.
   std::function<void(const std::string&)> log;
   // The table seed of a new journal (exchange::JournalOptions::
@@ -48,8 +53,10 @@ struct ServerOptions {
 
 // cfx-exchanged in one object: recovers the pipeline from the data dir,
 // rebuilds the gateway's order and market-data views from the journal,
-// listens on the protobuf and HTTP ports and runs the gateway thread until
-// Stop(). Used by the binary and by end-to-end tests.
+// listens on the FIX, protobuf and HTTP ports (and their TLS listeners,
+// network.tls) and runs the gateway thread until
+// Stop(). Refuses (kFailedPrecondition) plaintext listeners off loopback.
+// Used by the binary and by end-to-end tests.
 //
 // Thread: Start/Stop from one owning thread; the server runs a sequencer, a
 // matching, a gateway and a service thread of its own; the gateway thread
@@ -70,6 +77,15 @@ class ExchangeServer {
   uint16_t protobuf_port() const;
   uint16_t http_port() const;
   uint16_t fix_port() const;
+  // The TLS listeners' ports; 0 for one that is not open.
+  uint16_t fix_tls_port() const;
+  uint16_t protobuf_tls_port() const;
+  uint16_t https_port() const;
+  // Reads the TLS certificate and key again (SIGHUP): new handshakes use
+  // them, open sessions keep running on theirs. On error the current ones
+  // stay. Logs the outcome. Any thread. kFailedPrecondition without TLS
+  // listeners.
+  Status ReloadTls();
   const exchange::RecoveryReport& recovery() const;
   // REQUIRES: stopped. The engine's state hash and last seq.
   uint64_t state_hash() const;

@@ -18,14 +18,15 @@ struct AcceptorState {
         retry_timer(io),
         handlers(std::move(handlers_in)),
         options(options_in),
-        limiter(options_in.pre_logon) {}
+        limiter(options_in.pre_logon),
+        next_slot(options_in.first_slot) {}
 
   tcp::acceptor acceptor;
   asio::steady_timer retry_timer;
   AcceptorHandlers handlers;
   AcceptorOptions options;
   ConnectionLimiter limiter;
-  uint64_t next_slot = 1;
+  uint64_t next_slot;
   uint16_t port = 0;
   bool closed = false;
   std::atomic<uint64_t> errors{0};

@@ -24,6 +24,10 @@ struct AcceptorOptions {
   // waits this long before accepting again, so it does not spin. Default:
   // 100 ms.
   std::chrono::milliseconds retry_delay{100};
+  // The first slot id; later ones count up from it. Two acceptors of one
+  // owner (a plaintext and a TLS listener) start far apart so that their
+  // slots never meet. Default: 1.
+  uint64_t first_slot = 1;
 };
 
 // Why a new connection was refused.

@@ -319,6 +319,18 @@ void Metrics::AddConnectionSeries(prometheus::Registry& registry) {
         &refused.Add({{"port", kPortNames[p]}, {"reason", "source_full"}});
     evicted_[p] = &evicted.Add({{"port", kPortNames[p]}});
   }
+  auto& handshakes = prometheus::BuildCounter()
+                         .Name("cfx_tls_handshakes_total")
+                         .Help(
+                             "TLS handshakes on the TLS listeners, by port "
+                             "and result (ok or failed).")
+                         .Register(registry);
+  for (std::size_t p = 0; p < std::size(kPortNames); ++p) {
+    handshakes_[p][0] =
+        &handshakes.Add({{"port", kPortNames[p]}, {"result", "failed"}});
+    handshakes_[p][1] =
+        &handshakes.Add({{"port", kPortNames[p]}, {"result", "ok"}});
+  }
 }
 
 void Metrics::ConnectionRefused(Port port, bool source_full) {
@@ -327,6 +339,10 @@ void Metrics::ConnectionRefused(Port port, bool source_full) {
 
 void Metrics::PreLogonEvicted(Port port) {
   evicted_[static_cast<std::size_t>(port)]->Increment();
+}
+
+void Metrics::TlsHandshake(Port port, bool ok) {
+  handshakes_[static_cast<std::size_t>(port)][ok ? 1 : 0]->Increment();
 }
 
 Metrics::~Metrics() = default;

@@ -112,6 +112,10 @@ class Metrics {
   // closed to make room for a new one.
   void ConnectionRefused(Port port, bool source_full);
   void PreLogonEvicted(Port port);
+  // The TLS listeners: cfx_tls_handshakes_total{port,result}, result =
+  // "ok" or "failed" (wrong CA, expired or missing certificate, not TLS,
+  // closed or timed out before the handshake finished).
+  void TlsHandshake(Port port, bool ok);
 
   // Every family in the Prometheus text exposition format 0.0.4.
   std::string Render() const;
@@ -163,6 +167,7 @@ class Metrics {
   // [port][0 = port_full, 1 = source_full]
   std::array<std::array<prometheus::Counter*, 2>, kPortCount> refused_{};
   std::array<prometheus::Counter*, kPortCount> evicted_{};
+  std::array<std::array<prometheus::Counter*, 2>, kPortCount> handshakes_{};
 };
 
 }  // namespace cfx::gateway

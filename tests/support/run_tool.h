@@ -16,7 +16,8 @@ struct ToolResult {
 // Unsets the cfx tool's CFX_* variables for the command that follows, so a
 // test does not pick up the environment it runs in.
 inline constexpr char kWithoutCfxEnv[] =
-    "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET ";
+    "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET -u CFX_TLS "
+    "-u CFX_CA ";
 
 // Runs `command` with /bin/sh and waits for it: stdout is read from a pipe,
 // stderr goes to `stderr_file` (overwritten) and is read back once the

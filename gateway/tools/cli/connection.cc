@@ -40,6 +40,17 @@ void AddConnectionOptions(CLI::App& app, GlobalOptions& g) {
                  "API secret, e.g. demo-trader-a (env CFX_API_SECRET)")
       ->envname("CFX_API_SECRET")
       ->group(conn);
+  app.add_flag("--tls", g.tls,
+               "Connect over TLS (the exchange's TLS port, e.g. 9869), "
+               "verifying the server's certificate and name (env CFX_TLS)")
+      ->envname("CFX_TLS")
+      ->group(conn);
+  app.add_option("--ca", g.ca,
+                 "PEM CA file the server certificate must chain to, e.g. "
+                 "var/cfx/tls/ca.crt, for --tls (env CFX_CA; default: the "
+                 "system CAs)")
+      ->envname("CFX_CA")
+      ->group(conn);
   app.add_option("--timeout", g.timeout,
                  "How long to wait for each answer, e.g. 5s or 500ms")
       ->capture_default_str()
@@ -78,7 +89,10 @@ int Connection::Check() {
 
 int Connection::Open() {
   const SteadyClock::time_point start = SteadyClock::now();
-  auto c = client::Client::Connect(g_.host, g_.port, timeout_);
+  TlsClientOptions tls;
+  tls.ca_file = g_.ca;
+  auto c = client::Client::Connect(g_.host, g_.port, timeout_, "",
+                                   g_.tls ? &tls : nullptr);
   if (!c.has_value()) return Fail(kExitConnection, c.error().message());
   client_ = std::move(c).value();
   client::LogonParams p;

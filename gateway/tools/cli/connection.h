@@ -28,10 +28,15 @@ struct GlobalOptions {
   std::string secret;
   bool json = false;
   std::string timeout = "5s";
+  // TLS (--tls): the server certificate must chain to `ca` (--ca, env
+  // CFX_CA; empty: the system CAs) and name the host connected to.
+  bool tls = false;
+  std::string ca;
 };
 
 // Registers the connection options (--host, --port, --api-key, --secret,
-// their CFX_* environment variables, --timeout) and --json on `app`,
+// --tls, --ca, their CFX_* environment variables, --timeout) and --json on
+// `app`,
 // writing them to `*g`.
 void AddConnectionOptions(CLI::App& app, GlobalOptions& g);
 

@@ -276,6 +276,8 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
     int days = 0;
     uint64_t seed = 1;
     bool quiet = false;
+    bool tls = false;
+    std::string ca;
   };
   auto a = std::make_shared<Args>();
   CLI::App* demo = app.add_subcommand(
@@ -284,6 +286,17 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
       "simulated clock");
   CLI::Option* root_host = app.get_option_no_throw("--host");
   CLI::Option* root_port = app.get_option_no_throw("--port");
+  CLI::Option* root_tls = app.get_option_no_throw("--tls");
+  CLI::Option* root_ca = app.get_option_no_throw("--ca");
+  if (root_tls == nullptr) {
+    demo->add_flag("--tls", a->tls,
+                   "Connect over TLS: give the TLS ports (--port 9869 "
+                   "--fix-port 9868)");
+  }
+  if (root_ca == nullptr) {
+    demo->add_option("--ca", a->ca, "PEM CA file for --tls (env CFX_CA)")
+        ->envname("CFX_CA");
+  }
   if (root_host == nullptr) {
     demo->add_option("--host", a->host, "Gateway host")->capture_default_str();
   }
@@ -300,7 +313,7 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
   demo->add_option("--seed", a->seed, "Seed of prices, sizes and sides")
       ->capture_default_str();
   demo->add_flag("--quiet", a->quiet, "No progress on stderr");
-  demo->callback([a, root_host, root_port, exit_code] {
+  demo->callback([a, root_host, root_port, root_tls, root_ca, exit_code] {
     DemoOptions o;
     o.host = a->host;
     o.port = a->port;
@@ -311,6 +324,14 @@ void AddDemoCommand(CLI::App& app, int* exit_code) {
       o.port = root_port->as<uint16_t>();
     }
     o.fix_port = a->fix_port;
+    const bool tls = root_tls != nullptr ? root_tls->count() > 0 : a->tls;
+    if (tls) {
+      o.tls.emplace();
+      o.tls->ca_file = a->ca;
+      if (root_ca != nullptr && root_ca->count() > 0) {
+        o.tls->ca_file = root_ca->as<std::string>();
+      }
+    }
     o.days = a->days;
     o.seed = a->seed;
     o.progress = a->quiet           ? DemoProgress::kNone

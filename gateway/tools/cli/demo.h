@@ -2,8 +2,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
+
+#include "gateway/session/tls.h"
 
 namespace CLI {
 class App;
@@ -23,6 +26,9 @@ struct DemoOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9879;
   uint16_t fix_port = 9878;
+  // Set: both connections are TLS (the TLS ports, e.g. 9869 and 9868),
+  // verified against tls->ca_file. Default: plaintext.
+  std::optional<TlsClientOptions> tls{};
   // Business days to run; 0 = from the server's current simulated day
   // through the first futures month's last trading day plus one business
   // day. Default: 0.

@@ -138,7 +138,8 @@ class Session {
 
   static Result<std::unique_ptr<Session>> Open(const DemoOptions& o,
                                                const std::string& user) {
-    auto c = client::Client::Connect(o.host, o.port, o.timeout);
+    auto c = client::Client::Connect(o.host, o.port, o.timeout, "",
+                                     o.tls ? &*o.tls : nullptr);
     if (!c.has_value()) return c.error();
     client::LogonParams p;
     p.api_key = user;

@@ -100,7 +100,8 @@ Status Demo::FixSessionFor(int64_t day) {
   fo.username = "trader-a";
   fo.password = "demo-trader-a";
   Result<std::unique_ptr<FixInitiator>> fix =
-      FixInitiator::Connect(o_.host, o_.fix_port, fo, o_.timeout);
+      FixInitiator::Connect(o_.host, o_.fix_port, fo, o_.timeout,
+                            o_.tls ? &*o_.tls : nullptr);
   if (!fix.has_value()) return fix.error();
   fix_ = std::move(fix).value();
   fix_day_ = day;

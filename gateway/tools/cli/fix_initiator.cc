@@ -1,11 +1,15 @@
 #include "gateway/tools/cli/fix_initiator.h"
 
 #include <fcntl.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -158,8 +162,78 @@ FixInitiator::FixInitiator(int fd, FixSessionOptions options)
 FixInitiator::~FixInitiator() { CloseSocket(); }
 
 void FixInitiator::CloseSocket() {
+  if (ssl_ != nullptr) SSL_free(ssl_);
+  ssl_ = nullptr;
   if (fd_ >= 0) ::close(fd_);
   fd_ = -1;
+}
+
+Status FixInitiator::StartTls(const std::string& host,
+                              const TlsClientOptions& tls,
+                              milliseconds timeout) {
+  auto context = MakeTlsClientContext(
+      tls, tls.server_name.empty() ? host : tls.server_name);
+  if (!context.has_value()) return Unavailable("fix: " + context.error().message());
+  tls_context_ = std::move(context).value();
+  ssl_ = SSL_new(tls_context_->native_handle());
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) {
+    return Unavailable("fix: cannot start TLS");
+  }
+  X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+  if (char* name = X509_VERIFY_PARAM_get0_host(param, 0)) {
+    SSL_set_tlsext_host_name(ssl_, name);
+  }
+  // The blocking handshake, bounded by a receive and send timeout.
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  const int rc = SSL_connect(ssl_);
+  timeval none{};
+  ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+  ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &none, sizeof none);
+  if (rc != 1) {
+    const unsigned long e = ERR_peek_last_error();
+    const long verify = SSL_get_verify_result(ssl_);
+    const char* reason = verify != X509_V_OK
+                             ? X509_verify_cert_error_string(verify)
+                         : e != 0 ? ERR_reason_error_string(e)
+                                  : nullptr;
+    const std::string why =
+        reason != nullptr ? reason : "connection closed or timed out";
+    ERR_clear_error();
+    return Unavailable("fix: TLS handshake with " + host + " failed: " + why);
+  }
+  return Status::Ok();
+}
+
+long FixInitiator::ReadSome(char* buffer, std::size_t size) {
+  if (ssl_ == nullptr) return ::recv(fd_, buffer, size, 0);
+  const int n = SSL_read(ssl_, buffer, static_cast<int>(size));
+  if (n > 0) return n;
+  const int err = SSL_get_error(ssl_, n);
+  ERR_clear_error();
+  if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+    errno = EINTR;
+    return -1;
+  }
+  return 0;  // close_notify, or the connection is gone
+}
+
+long FixInitiator::WriteSome(const char* data, std::size_t size) {
+  if (ssl_ == nullptr) return ::send(fd_, data, size, MSG_NOSIGNAL);
+  const int n = SSL_write(ssl_, data, static_cast<int>(size));
+  if (n > 0) return n;
+  const int err = SSL_get_error(ssl_, n);
+  ERR_clear_error();
+  errno = err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_WANT_READ ? EINTR
+                                                                    : EPIPE;
+  return -1;
+}
+
+bool FixInitiator::Buffered() const {
+  return ssl_ != nullptr && SSL_pending(ssl_) > 0;
 }
 
 std::string FixInitiator::UtcNow() {
@@ -178,11 +252,12 @@ std::string FixInitiator::UtcNow() {
 
 Result<std::unique_ptr<FixInitiator>> FixInitiator::Connect(
     const std::string& host, uint16_t port, const FixSessionOptions& options,
-    milliseconds timeout) {
+    milliseconds timeout, const TlsClientOptions* tls) {
   const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
   Result<int> fd = ConnectTcp(host, port, timeout);
   if (!fd.has_value()) return fd.error();
   std::unique_ptr<FixInitiator> s(new FixInitiator(fd.value(), options));
+  if (tls != nullptr) CFX_RETURN_IF_ERROR(s->StartTls(host, *tls, timeout));
   CFX_RETURN_IF_ERROR(s->SendMessage(
       msg_type::kLogon,
       {{tag::kEncryptMethod, "0"},
@@ -201,11 +276,11 @@ Result<std::unique_ptr<FixInitiator>> FixInitiator::Connect(
                        options.sender_comp_id);
       }
       pollfd p{s->fd_, POLLIN, 0};
-      const int ready = ::poll(&p, 1, left);
+      const int ready = s->Buffered() ? 1 : ::poll(&p, 1, left);
       if (ready < 0 && errno != EINTR) return Unavailable(Errno("fix: poll"));
       if (ready <= 0) continue;
       char chunk[4096];
-      const ssize_t n = ::recv(s->fd_, chunk, sizeof chunk, 0);
+      const long n = s->ReadSome(chunk, sizeof chunk);
       if (n > 0) {
         s->in_.append(chunk, static_cast<std::size_t>(n));
       } else if (n == 0 || errno != EINTR) {
@@ -229,7 +304,7 @@ Result<std::unique_ptr<FixInitiator>> FixInitiator::Connect(
 Status FixInitiator::WriteAll(std::string_view bytes) {
   if (fd_ < 0) return Unavailable("fix: not connected");
   while (!bytes.empty()) {
-    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    const long n = WriteSome(bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
       const Status s = Unavailable(Errno("fix: send"));
@@ -389,11 +464,11 @@ Result<FixMessage> FixInitiator::Receive(milliseconds timeout) {
       return Timeout("fix: nothing received");
     }
     pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, left);
+    const int ready = Buffered() ? 1 : ::poll(&p, 1, left);
     if (ready < 0 && errno != EINTR) return Unavailable(Errno("fix: poll"));
     if (ready <= 0) continue;
     char chunk[8192];
-    const ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
+    const long n = ReadSome(chunk, sizeof chunk);
     if (n > 0) {
       in_.append(chunk, static_cast<std::size_t>(n));
     } else if (n == 0 || errno != EINTR) {

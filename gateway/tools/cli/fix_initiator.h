@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "exchange/core/status.h"
+#include "gateway/session/tls.h"
 
 namespace cfx::gateway::cli {
 
@@ -44,7 +45,8 @@ struct FixSessionOptions {
   int heartbeat_seconds = 30;
 };
 
-// A minimal FIX 4.4 initiator over one plain TCP socket, for `cfx demo`
+// A minimal FIX 4.4 initiator over one TCP socket, plaintext or TLS, for
+// `cfx demo`
 // (docs/fix.md): Logon with Username/Password and ResetSeqNumFlag=Y,
 // application messages out, tag=value framing with BodyLength(9) and
 // CheckSum(10) both ways, Heartbeat and TestRequest answers, a GapFill
@@ -72,10 +74,13 @@ class FixInitiator {
 
   // Connects to host:port and logs on; returns once the acceptor's Logon
   // arrived. A Logout answer (wrong password, unknown user) is
-  // kUnavailable "logon refused: <Text>".
+  // kUnavailable "logon refused: <Text>". With `tls`, over TLS: the
+  // acceptor's certificate must chain to tls->ca_file (else the system
+  // CAs) and name `host`; a failed handshake is kUnavailable.
   static Result<std::unique_ptr<FixInitiator>> Connect(
       const std::string& host, uint16_t port, const FixSessionOptions& options,
-      std::chrono::milliseconds timeout);
+      std::chrono::milliseconds timeout,
+      const TlsClientOptions* tls = nullptr);
 
   // Sends one application message of MsgType `type` with `fields`.
   Status Send(std::string_view type, const FixFields& fields);
@@ -109,8 +114,19 @@ class FixInitiator {
   // Answers session-level messages; true when `m` is for the caller.
   Result<bool> HandleSession(const FixMessage& m);
   void CloseSocket();
+  // The TLS handshake on fd_ within `timeout`.
+  Status StartTls(const std::string& host, const TlsClientOptions& tls,
+                  std::chrono::milliseconds timeout);
+  // recv() / send() through TLS when it is on: > 0 bytes, 0 closed, < 0
+  // error (errno EINTR: try again).
+  long ReadSome(char* buffer, std::size_t size);
+  long WriteSome(const char* data, std::size_t size);
+  // Bytes already decrypted and waiting: poll() would not see them.
+  bool Buffered() const;
 
   int fd_ = -1;
+  std::shared_ptr<ssl::context> tls_context_;
+  SSL* ssl_ = nullptr;
   FixSessionOptions options_;
   uint64_t next_out_seq_ = 1;
   bool logout_sent_ = false;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -88,7 +89,8 @@ std::string WithText(std::string head, const std::string& text) {
 
 struct Client::Impl {
   asio::io_context io;
-  tcp::socket socket{io};
+  tcp::socket socket{io};  // until connected; then in `stream`
+  std::optional<Stream> stream;
   pb::FrameReader reader;
   std::string out;  // the frame Send() is writing
   bool connected = false;
@@ -121,6 +123,7 @@ struct Client::Impl {
     if (connected) close_reason = std::move(reason);
     connected = false;
     error_code ignored;
+    if (stream.has_value()) stream->Close();
     if (socket.is_open()) {
       socket.shutdown(tcp::socket::shutdown_both, ignored);
       socket.close(ignored);
@@ -133,7 +136,7 @@ struct Client::Impl {
     if (!connected) return Unavailable(close_reason);
     bool done = false;
     error_code ec;
-    asio::async_write(socket, asio::buffer(data, n),
+    asio::async_write(*stream, asio::buffer(data, n),
                       [&](const error_code& e, std::size_t) {
                         ec = e;
                         done = true;
@@ -163,7 +166,7 @@ struct Client::Impl {
 
   void StartRead() {
     read_pending = true;
-    socket.async_read_some(
+    stream->async_read_some(
         asio::buffer(reader.WritableSpace(), reader.WritableSize()),
         [this](const error_code& ec, std::size_t n) {
           read_pending = false;
@@ -234,7 +237,7 @@ Client::~Client() { Close(); }
 
 Result<std::unique_ptr<Client>> Client::Connect(
     const std::string& host, uint16_t port, std::chrono::milliseconds timeout,
-    const std::string& source) {
+    const std::string& source, const TlsClientOptions* tls) {
   const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
   const std::string peer = host + ":" + std::to_string(port);
   auto impl = std::make_unique<Impl>();
@@ -287,6 +290,34 @@ Result<std::unique_ptr<Client>> Client::Connect(
     impl->CloseSocket("");
     return Unavailable("cannot set TCP_NODELAY on the connection to " + peer +
                        ": " + ec.message());
+  }
+  if (tls == nullptr) {
+    impl->stream.emplace(std::move(impl->socket));
+  } else {
+    auto context = MakeTlsClientContext(
+        *tls, tls->server_name.empty() ? host : tls->server_name);
+    if (!context.has_value()) {
+      impl->CloseSocket("");
+      return Unavailable(context.error().message());
+    }
+    impl->stream.emplace(std::move(impl->socket), std::move(context).value());
+    bool shaken = false;
+    error_code handshake_ec;
+    impl->stream->AsyncHandshake(ssl::stream_base::client,
+                                 [&](const error_code& e) {
+                                   handshake_ec = e;
+                                   shaken = true;
+                                 });
+    if (!impl->RunUntil([&] { return shaken; }, deadline)) {
+      impl->CloseSocket("");
+      return Unavailable("TLS handshake with " + peer + " timed out after " +
+                         Millis(timeout));
+    }
+    if (handshake_ec) {
+      impl->CloseSocket("");
+      return Unavailable("TLS handshake with " + peer +
+                         " failed: " + TlsErrorText(handshake_ec));
+    }
   }
   impl->connected = true;
   impl->close_reason.clear();

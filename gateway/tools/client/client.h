@@ -10,6 +10,7 @@
 
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/status.h"
+#include "gateway/session/tls.h"
 
 namespace cfx::gateway::client {
 
@@ -33,7 +34,7 @@ struct LogonParams {
 };
 
 // A blocking client of the protobuf gateway (DESIGN.md §6): one TCP
-// connection, one frame per Envelope. Used by the cfx tool, by tests and by
+// connection, plaintext or TLS, one frame per Envelope. Used by the cfx tool, by tests and by
 // the benchmark.
 //
 // Every call blocks until it is done or its timeout has passed; the client
@@ -64,9 +65,14 @@ class Client {
   // time bound) with TCP_NODELAY, from the local address `source` when it
   // is not empty. Returns kUnavailable when the connection is refused or
   // not made within `timeout`, or `source` cannot be bound.
+  // With `tls`, the connection is TLS: the server's certificate must chain
+  // to tls->ca_file (else the system CAs) and name tls->server_name (else
+  // `host`); a failed handshake is kUnavailable "TLS handshake with
+  // <peer> failed: <reason>". The handshake counts within `timeout`.
   static Result<std::unique_ptr<Client>> Connect(
       const std::string& host, uint16_t port,
-      std::chrono::milliseconds timeout, const std::string& source = "");
+      std::chrono::milliseconds timeout, const std::string& source = "",
+      const TlsClientOptions* tls = nullptr);
 
   // Sends a signed Logon and waits for the answer. Returns the LogonAck, or
   // kFailedPrecondition "logon rejected: AUTHENTICATION_FAILED: <text>" for

@@ -2,6 +2,7 @@
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/demo_identities_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/instrument_table_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/listeners_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/password_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_config_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/settlement_config_test.cc

@@ -69,7 +69,12 @@ class ResendTest : public ::testing::Test {
   }
 
   Session& NewSession(uint32_t account) {
-    auto s = std::make_shared<Session>(next_id_, asio::ip::tcp::socket(io_));
+    // Opened: GCC 12 takes the move of a never-opened socket into a
+    // Stream for a read of uninitialised reactor data (-Wuninitialized).
+    asio::ip::tcp::socket socket(io_);
+    boost::system::error_code ignored;
+    socket.open(asio::ip::tcp::v4(), ignored);
+    auto s = std::make_shared<Session>(next_id_, Stream(std::move(socket)));
     s->state = Session::State::kActive;
     s->account = exchange::AccountId{account};
     sessions_.emplace(next_id_++, s);

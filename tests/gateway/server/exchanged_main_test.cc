@@ -14,6 +14,7 @@
 #include "tests/gateway/server/exchanged_process.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_certs.h"
 
 namespace cfx::gateway::server_test {
 namespace {
@@ -119,6 +120,63 @@ TEST(ExchangedMain, DemoIdentitiesRefuseANonLoopbackAddress) {
                        "listeners bind 0.0.0.0"))
       << r.err;
   EXPECT_FALSE(fs::exists(tmp.Sub("data")));
+}
+
+TEST(ExchangedMain, PlaintextListenerOffLoopbackRefusesToStart) {
+  cfx::testing::TempDir tmp;
+  const std::string path = tmp.Sub("exchange.textproto");
+  std::ofstream(path) << "network { bind_address: \"0.0.0.0\" }\n";
+  const cfx::testing::ToolResult r = cfx::testing::RunTool(
+      std::string(CFX_EXCHANGED) + " --config " + path + " --data-dir " +
+          tmp.Sub("data"),
+      tmp.Sub("stderr"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err,
+                       "refusing to start: the plaintext listeners fix "
+                       "0.0.0.0:9878, protobuf 0.0.0.0:9879 and http "
+                       "0.0.0.0:9880 bind a non-loopback address without "
+                       "TLS"))
+      << r.err;
+  EXPECT_FALSE(fs::exists(tmp.Sub("data")));
+}
+
+// The shipped config's TLS listeners open once the data dir has the demo
+// certificate (as deploy/demo-certs makes it); SIGHUP reloads it and the
+// server keeps running.
+TEST(ExchangedMain, ShippedConfigServesTlsAndSighupReloadsTheCertificate) {
+  cfx::testing::TempDir tmp;
+  const std::string data = tmp.Sub("data");
+  ASSERT_EQ(::mkdir(data.c_str(), 0700), 0);
+  ASSERT_EQ(::mkdir((data + "/tls").c_str(), 0700), 0);
+  ASSERT_TRUE(cfx::testing::WriteTestCerts(data + "/tls"));
+  Exchanged server;
+  ASSERT_TRUE(server.Start(data));
+  EXPECT_TRUE(Contains(server.log(), ", fix TLS 127.0.0.1:")) << server.log();
+  EXPECT_TRUE(Contains(server.log(), ", protobuf TLS 127.0.0.1:"))
+      << server.log();
+  EXPECT_TRUE(Contains(server.log(), ", https 127.0.0.1:")) << server.log();
+  fs::copy_file(data + "/tls/server2.crt", data + "/tls/server.crt",
+                fs::copy_options::overwrite_existing);
+  fs::copy_file(data + "/tls/server2.key", data + "/tls/server.key",
+                fs::copy_options::overwrite_existing);
+  server.Signal(SIGHUP);
+  EXPECT_TRUE(server.WaitForLog("tls: reloaded " + data + "/tls/server.crt",
+                                kWait))
+      << server.log();
+  // Still serving after the reload.
+  ClientPtr trader = server.LogOnWithRetry(DemoLogon("trader-a"));
+  EXPECT_NE(trader, nullptr);
+  server.Kill(SIGTERM);
+}
+
+TEST(ExchangedMain, ShippedConfigWithoutTheCertificateStartsWithoutTls) {
+  cfx::testing::TempDir tmp;
+  Exchanged server;
+  ASSERT_TRUE(server.Start(tmp.Sub("data")));
+  server.Kill(SIGTERM);
+  EXPECT_TRUE(Contains(server.log(), "WARNING: no TLS listeners: "))
+      << server.log();
+  EXPECT_FALSE(Contains(server.log(), "fix TLS")) << server.log();
 }
 
 #else

@@ -103,6 +103,23 @@ class Exchanged {
 
   const std::string& log() const { return log_; }
 
+  // Sends `sig` and leaves the child running (SIGHUP).
+  void Signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
+  }
+
+  // Reads the log until it holds `text`; false after `timeout` or once the
+  // child exited.
+  bool WaitForLog(const std::string& text, Millis timeout) {
+    const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
+    while (log_.find(text) == std::string::npos) {
+      const auto left =
+          std::chrono::duration_cast<Millis>(deadline - SteadyClock::now());
+      if (left.count() <= 0 || !Drain(left)) return false;
+    }
+    return true;
+  }
+
  private:
   ::testing::AssertionResult StartOnce(const std::string& data_dir) {
     log_.clear();
@@ -128,6 +145,14 @@ class Exchanged {
                                      "--http-port",
                                      http,
                                      "--fix-port",
+                                     "0",
+                                     // Only opened when the data dir has
+                                     // the demo certificate (tls/).
+                                     "--fix-tls-port",
+                                     "0",
+                                     "--protobuf-tls-port",
+                                     "0",
+                                     "--https-port",
                                      "0",
                                      "--clock",
                                      "simulated"};
@@ -180,16 +205,6 @@ class Exchanged {
       return false;
     }
     log_.append(buf, static_cast<std::size_t>(n));
-    return true;
-  }
-
-  bool WaitForLog(const std::string& text, Millis timeout) {
-    const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
-    while (log_.find(text) == std::string::npos) {
-      const auto left =
-          std::chrono::duration_cast<Millis>(deadline - SteadyClock::now());
-      if (left.count() <= 0 || !Drain(left)) return false;
-    }
     return true;
   }
 

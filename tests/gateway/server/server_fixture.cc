@@ -50,6 +50,9 @@ Status TestServer::Start() {
   options.protobuf_port = 0;
   options.fix_port = 0;
   options.http_port = 0;
+  options.fix_tls_port = 0;
+  options.protobuf_tls_port = 0;
+  options.https_port = 0;
   // One table seed for every test server, so that two servers fed the same
   // commands end with the same state hash, as two runs of the simulated
   // clock do.

@@ -60,6 +60,10 @@ class TestServer {
   uint16_t port() const { return server_->protobuf_port(); }
   uint16_t http_port() const { return server_->http_port(); }
   uint16_t fix_port() const { return server_->fix_port(); }
+  // The TLS listeners (config network.tls); 0 when not open.
+  uint16_t fix_tls_port() const { return server_->fix_tls_port(); }
+  uint16_t protobuf_tls_port() const { return server_->protobuf_tls_port(); }
+  uint16_t https_port() const { return server_->https_port(); }
   uint64_t commands_submitted() const { return server_->commands_submitted(); }
   // REQUIRES: stopped.
   uint64_t state_hash() const { return server_->state_hash(); }

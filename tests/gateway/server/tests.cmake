@@ -1,7 +1,7 @@
 # gateway/server: the whole exchange in process (ExchangeServer) and
 # cfx-exchanged as a child process (end_to_end_test.cc; exchanged_main_test.cc:
 # demo identities, data dir permissions); connection_slots_test.cc floods
-# every port with idle connections. server_fixture.cc
+# every port with idle connections; tls_test.cc runs every listener over TLS. server_fixture.cc
 # holds the helpers the gateway/pb tests share. spot_listing_test.cc also
 # drives a FIX client (tests/gateway/fix/fix_test_client.h).
 list(APPEND GATEWAY_TEST_SOURCES
@@ -16,7 +16,8 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/settlement_recovery_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc
   ${CMAKE_CURRENT_LIST_DIR}/service_feed_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tls_test.cc)
 list(APPEND GATEWAY_TEST_LIBS
   cfx::gateway_server cfx::gateway_client cfx::gateway_pb cfx::index)
 

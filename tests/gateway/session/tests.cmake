@@ -14,6 +14,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/known_sources_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_backoff_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tls_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/visibility_test.cc)
 list(APPEND GATEWAY_TEST_LIBS cfx::gateway_session cfx::gateway_attest
   cfx::gateway_config cfx::settlement_service)
