@@ -289,6 +289,11 @@ class Gateway {
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;
   wire::v1::Envelope out_;
+  // The desks' answers to engine events, reused: most events answer no
+  // request, and they pass through on every one.
+  wire::v1::ReferenceAck reference_ack_;
+  wire::v1::CollateralAck collateral_ack_;
+  wire::v1::SettlementRerunAck rerun_ack_;
 
   // Cancel-on-disconnect commands the ring had no room for.
   std::vector<exchange::Command> pending_commands_;

@@ -136,12 +136,11 @@ void Gateway::OnReference(Session& s, const w::Envelope& m) {
 
 void Gateway::OnReferenceEvent(const exchange::Event& e) {
   uint64_t session_id = 0;
-  w::ReferenceAck ack;
-  if (desk_.OnEvent(e, &session_id, &ack)) {
+  if (desk_.OnEvent(e, &session_id, &reference_ack_)) {
     auto it = sessions_.find(session_id);
     if (it != sessions_.end() && it->second->state == Session::State::kActive) {
       out_.Clear();
-      *out_.mutable_reference_ack() = std::move(ack);
+      *out_.mutable_reference_ack() = std::move(reference_ack_);
       outbox_.Send(*it->second, out_);
     }
   }
@@ -230,13 +229,12 @@ void Gateway::SendDeskAck(Session& s, bool rejected) {
 // collateral moved all the same).
 void Gateway::OnClearingEvent(const exchange::Event& e) {
   uint64_t session_id = 0;
-  w::CollateralAck ack;
-  w::SettlementRerunAck rerun;
-  out_.Clear();
-  if (settlement_desk_.OnEvent(e, &session_id, &ack)) {
-    *out_.mutable_collateral_ack() = std::move(ack);
-  } else if (settlement_desk_.OnRerunEvent(e, &session_id, &rerun)) {
-    *out_.mutable_settlement_rerun_ack() = std::move(rerun);
+  if (settlement_desk_.OnEvent(e, &session_id, &collateral_ack_)) {
+    out_.Clear();
+    *out_.mutable_collateral_ack() = std::move(collateral_ack_);
+  } else if (settlement_desk_.OnRerunEvent(e, &session_id, &rerun_ack_)) {
+    out_.Clear();
+    *out_.mutable_settlement_rerun_ack() = std::move(rerun_ack_);
   } else {
     return;
   }

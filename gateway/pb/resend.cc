@@ -54,22 +54,57 @@ void Resender::Record(AccountId account, const w::Envelope& env,
   auto& slot = by_account_[account.value];
   if (slot == nullptr) slot = std::make_unique<History>();
   History& h = *slot;
-  if (h.entries.size() >= capacity_) {
-    h.evicted = true;
-    h.last_evicted = h.entries.front().pos;
-    h.entries.pop_front();
-    ++h.first;
-  }
-  h.entries.push_back(
-      Entry{pos, static_cast<int>(env.body_case()), std::string(frame)});
+  Keep(h, capacity_, pos, static_cast<int>(env.body_case()), frame);
   if (env.has_execution_report() && env.execution_report().order_id() != 0) {
-    const w::ExecutionReport& r = env.execution_report();
-    if (Terminal(r.order_status())) {
-      h.open_orders.erase(r.order_id());
-    } else {
-      h.open_orders.insert(r.order_id());
-    }
+    TrackOrder(h, env.execution_report());
   }
+}
+
+// Appends the message, or once `capacity` are kept, overwrites the oldest.
+void Resender::Keep(History& h, uint32_t capacity, MessagePosition pos,
+                    int type, std::string_view frame) {
+  if (h.ring.size() < capacity) {
+    h.ring.push_back(Entry{pos, type, std::string(frame)});
+    return;
+  }
+  Entry& oldest = h.ring[h.head];
+  h.evicted = true;
+  h.last_evicted = oldest.pos;
+  oldest.pos = pos;
+  oldest.type = type;
+  oldest.frame.assign(frame);
+  if (++h.head == h.ring.size()) h.head = 0;
+  ++h.first;
+}
+
+// An order opens with its first non-terminal report (order ids grow, so
+// appending keeps the list sorted) and closes with its terminal one.
+void Resender::TrackOrder(History& h, const w::ExecutionReport& r) {
+  const uint64_t id = r.order_id();
+  if (!Terminal(r.order_status())) {
+    if (h.open_orders.empty() || id > h.open_orders.back()) {
+      h.open_orders.push_back(id);
+    }
+    return;
+  }
+  h.closed.push_back(id);
+  // Amortized: a prune costs the list's length and comes after at least
+  // half that many closes.
+  if (h.closed.size() >= std::max<std::size_t>(64, h.open_orders.size() / 2)) {
+    h.Prune();
+  }
+}
+
+void Resender::History::Prune() {
+  if (closed.empty()) return;
+  std::sort(closed.begin(), closed.end());
+  const auto gone = [this](uint64_t id) {
+    return std::binary_search(closed.begin(), closed.end(), id);
+  };
+  open_orders.erase(
+      std::remove_if(open_orders.begin(), open_orders.end(), gone),
+      open_orders.end());
+  closed.clear();
 }
 
 void Resender::Start(Session& s, MessagePosition after, uint64_t through) {
@@ -77,26 +112,35 @@ void Resender::Start(Session& s, MessagePosition after, uint64_t through) {
   s.replaying = true;
   s.live_after_seq = through;
   s.resend = Session::ResendCursor{};
-  const History* h = Find(s.account);
+  History* h = Find(s.account);
   if (h != nullptr) {
     if (h->evicted && after < h->last_evicted) {
       // A message after `after` is gone: the snapshot instead.
       StartSnapshot(s, h);
     } else {
-      const auto it = std::upper_bound(
-          h->entries.begin(), h->entries.end(), after,
-          [](const MessagePosition& p, const Entry& e) { return p < e.pos; });
-      s.resend.next = h->first + static_cast<uint64_t>(it - h->entries.begin());
-      s.resend.end = h->first + h->entries.size();
+      // The first kept message after `after` (positions ascend).
+      std::size_t lo = 0;
+      std::size_t hi = h->size();
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo) / 2;
+        if (after < h->at(mid).pos) {
+          hi = mid;
+        } else {
+          lo = mid + 1;
+        }
+      }
+      s.resend.next = h->first + lo;
+      s.resend.end = h->first + h->size();
     }
   }
   active_.push_back(s.id);
 }
 
-void Resender::StartSnapshot(Session& s, const History* h) {
+void Resender::StartSnapshot(Session& s, History* h) {
+  h->Prune();
   s.resend.snapshot = true;
   s.resend.next = 0;
-  s.resend.end = h->open_orders.empty() ? 0 : *h->open_orders.rbegin();
+  s.resend.end = h->open_orders.empty() ? 0 : h->open_orders.back();
 }
 
 int Resender::Serve(const SessionMap& sessions,
@@ -134,7 +178,7 @@ int Resender::Serve(const SessionMap& sessions,
 bool Resender::ServeOne(Session& s, const InstrumentTable& instruments,
                         const OrderView& orders, int* budget) {
   int quota = std::min(*budget, kPerSession);
-  const History* h = Find(s.account);
+  History* h = Find(s.account);
   Session::ResendCursor& c = s.resend;
   if (h == nullptr) return true;
   if (!c.snapshot && c.next < h->first) {
@@ -144,14 +188,15 @@ bool Resender::ServeOne(Session& s, const InstrumentTable& instruments,
   Metrics* metrics = outbox_.metrics();
   if (!c.snapshot) {
     for (; quota > 0 && c.next < c.end; --quota, ++c.next, ++c.sent) {
-      const Entry& e = h->entries[c.next - h->first];
+      const Entry& e = h->at(c.next - h->first);
       if (metrics != nullptr) metrics->MessageSent(e.type);
       outbox_.SendBytes(s, e.frame, false, 0);
       --*budget;
     }
     return c.next >= c.end;
   }
-  auto it = h->open_orders.upper_bound(c.next);
+  auto it = std::upper_bound(h->open_orders.begin(), h->open_orders.end(),
+                             c.next);
   for (; quota > 0 && it != h->open_orders.end() && *it <= c.end; ++it) {
     c.next = *it;
     const OrderRecord* o = orders.Find(exchange::OrderId{*it});

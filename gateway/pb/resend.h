@@ -1,9 +1,7 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
-#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,8 +45,10 @@ struct MessagePosition {
 //   taken it.
 //
 // Thread: the gateway thread. Memory: per account with messages, at most
-// `capacity` frames (an execution report is about 100 bytes framed) and
-// one set node per open order; per resuming session a cursor.
+// `capacity` frames (an execution report is about 100 bytes framed), each
+// buffer reused once the account has that many, and 8 bytes per open order
+// (and per order closed since the last prune); per resuming session a
+// cursor.
 class Resender {
  public:
   static constexpr int kPerSession = 32;
@@ -85,16 +85,36 @@ class Resender {
     int type = 0;  // Envelope body case, for the metrics
     std::string frame;
   };
+  // One account's messages and open orders. Once `capacity_` messages are
+  // kept, `ring` is circular: a new message takes the oldest one's slot and
+  // reuses its frame's buffer, so recording allocates nothing then.
   struct History {
-    std::deque<Entry> entries;  // oldest first, at most capacity_
-    uint64_t first = 0;         // number of entries.front() since start
+    std::vector<Entry> ring;  // at most capacity_; the oldest at `head`
+    std::size_t head = 0;
+    uint64_t first = 0;  // number of the oldest kept message since start
     bool evicted = false;
     MessagePosition last_evicted;
-    std::set<uint64_t> open_orders;
+    // Ascending ids of the orders with a non-terminal report; the ids in
+    // `closed` (terminal since) leave it in batches (Prune()), so an open
+    // or a close costs no tree node. The order view decides, when a
+    // snapshot is sent, which of them are still open.
+    std::vector<uint64_t> open_orders;
+    std::vector<uint64_t> closed;
+
+    std::size_t size() const { return ring.size(); }
+    // The i-th oldest kept message. REQUIRES: i < size().
+    const Entry& at(std::size_t i) const {
+      const std::size_t j = head + i;
+      return ring[j < ring.size() ? j : j - ring.size()];
+    }
+    void Prune();
   };
 
   History* Find(exchange::AccountId account) const;
-  void StartSnapshot(Session& s, const History* h);
+  static void Keep(History& h, uint32_t capacity, MessagePosition pos,
+                   int type, std::string_view frame);
+  static void TrackOrder(History& h, const wire::v1::ExecutionReport& r);
+  void StartSnapshot(Session& s, History* h);
   // Sends up to `budget` messages of s's retransmission; true when done.
   bool ServeOne(Session& s, const InstrumentTable& instruments,
                 const OrderView& orders, int* budget);

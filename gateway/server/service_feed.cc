@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <utility>
@@ -20,6 +21,8 @@ namespace {
 // Events the service thread applies under one hold of the mutex, at most:
 // a gateway read waits for no more than one batch beyond its own events.
 constexpr int kMaxBatch = 256;
+// The longest park of an idle service thread that nobody waits for.
+constexpr int64_t kParkMicros = 1000;
 
 }  // namespace
 
@@ -83,7 +86,34 @@ void ServiceFeed::OnEvent(const exchange::Event& e) {
   if (index::IndexService::MayPublish(e.type) ||
       settlement::SettlementService::MayRun(e.type)) {
     handed_with_output_ = handed;
+    Wake();
+  } else if (events_.SizeApprox() >= events_.capacity() / 4) {
+    Wake();
   }
+}
+
+void ServiceFeed::Want(uint64_t target) {
+  if (wanted_.load(std::memory_order_relaxed) < target) {
+    wanted_.store(target, std::memory_order_release);
+  }
+  Wake();
+}
+
+void ServiceFeed::Wake() {
+  if (wake_.load(std::memory_order_acquire)) return;
+  {
+    std::lock_guard<std::mutex> lock(park_mu_);
+    wake_.store(true, std::memory_order_release);
+  }
+  park_cv_.notify_one();
+}
+
+void ServiceFeed::Park() {
+  std::unique_lock<std::mutex> lock(park_mu_);
+  park_cv_.wait_for(lock, std::chrono::microseconds(kParkMicros), [this] {
+    return wake_.load(std::memory_order_acquire);
+  });
+  wake_.store(false, std::memory_order_release);
 }
 
 std::size_t ServiceFeed::Room() const {
@@ -151,9 +181,11 @@ void ServiceFeed::RunServices() {
   exchange::BackoffIdle idle;
   while (true) {
     const int work = DoWork();
-    if (work == 0 && stop_.load(std::memory_order_acquire) &&
-        events_.Front() == nullptr) {
-      return;
+    const bool stopping = stop_.load(std::memory_order_acquire);
+    if (work == 0 && stopping && events_.Front() == nullptr) return;
+    if (work == 0 && !stopping && !Wanted() && events_.Front() == nullptr) {
+      Park();
+      continue;
     }
     idle.Idle(work);
   }
@@ -235,8 +267,9 @@ bool ServiceFeed::Read(Answer answer) {
     if (caught_up) return true;
   }
   if (pending_.size() >= options_.max_pending_reads) return false;
-  pending_.push_back(
-      {handed_.load(std::memory_order_relaxed), std::move(answer)});
+  const uint64_t target = handed_.load(std::memory_order_relaxed);
+  pending_.push_back({target, std::move(answer)});
+  Want(target);
   return true;
 }
 
@@ -267,6 +300,7 @@ int ServiceFeed::SubmitEngineCommands(
 void ServiceFeed::Stop() {
   if (!thread_.joinable()) return;
   stop_.store(true, std::memory_order_release);
+  Wake();
   // Sessions are closed by now: the last prints go nowhere. The service
   // thread may wait for room in a ring back: keep draining.
   publish_print_ = nullptr;

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -134,9 +136,13 @@ class ServiceFeed final : public ServiceReads {
   // Gateway thread: true once the services have applied `target` events
   // and every engine command they derived from them is in the producer
   // ring (none waits in the command ring or the queue).
+  // While not, the service thread keeps its short back-off (Want()).
   bool CaughtUpTo(uint64_t target) {
-    return applied_.load(std::memory_order_acquire) >= target &&
-           commands_.Front() == nullptr && engine_commands_.empty();
+    if (applied_.load(std::memory_order_acquire) < target) {
+      Want(target);
+      return false;
+    }
+    return commands_.Front() == nullptr && engine_commands_.empty();
   }
 
   // Events handed to the service thread, and applied by it; any thread.
@@ -173,6 +179,19 @@ class ServiceFeed final : public ServiceReads {
   void EmitPrint(const index::Print& print);
   void OnPrintApplied(const index::Print& print);
   void CheckSettlement() CFX_REQUIRES(mu_);
+  // Gateway thread: the gateway waits until `target` events are applied;
+  // wakes a parked service thread.
+  void Want(uint64_t target);
+  // Wakes the service thread if it is parked (any thread).
+  void Wake();
+  // Service thread, idle: true while the gateway waits for it.
+  bool Wanted() const {
+    return wanted_.load(std::memory_order_acquire) >
+           applied_.load(std::memory_order_relaxed);
+  }
+  // Service thread, idle and not wanted: sleeps until Wake() or for at
+  // most kParkMicros.
+  void Park();
   void Log(const std::string& line) const {
     if (log_) log_(line);
   }
@@ -210,6 +229,15 @@ class ServiceFeed final : public ServiceReads {
   uint64_t handed_with_output_ = 0;   // gateway thread
   std::atomic<uint64_t> applied_{0};  // written by the service thread
   std::atomic<bool> stop_{false};
+  // Idle with nobody waiting for it, the service thread parks instead of
+  // backing off in 50 us sleeps: its wake-ups cost the other threads a
+  // share of the 2 cores. Woken for the events that may derive something,
+  // a ring a quarter full, a waiting command or read (wanted_, the
+  // handed() count waited for) and Stop().
+  std::atomic<uint64_t> wanted_{0};  // written by the gateway thread
+  std::atomic<bool> wake_{false};
+  std::mutex park_mu_;
+  std::condition_variable park_cv_;
   bool live_ = false;  // set by Start(), before the thread starts
   std::thread thread_;
 

@@ -68,6 +68,33 @@ class ResendTest : public ::testing::Test {
     }
   }
 
+  // Records one report of order `order_id` of `account` at the next seq,
+  // after the order view applies the matching event: NEW (accepted) or
+  // CANCELED.
+  void RecordOrder(uint32_t account, uint64_t order_id, bool cancel) {
+    exchange::Event ev;
+    ev.seq = exchange::Seq{++seq_};
+    ev.type = cancel ? exchange::EventType::kCancelAccepted
+                     : exchange::EventType::kOrderAccepted;
+    ev.account = exchange::AccountId{account};
+    ev.order_id = exchange::OrderId{order_id};
+    ev.client_order_id = exchange::ClientOrderId{order_id};
+    ev.side = exchange::Side::kBuy;
+    ev.quantity = exchange::Quantity{1};
+    ev.leaves = cancel ? exchange::Quantity{0} : exchange::Quantity{1};
+    orders_.OnEvent(ev);
+    w::Envelope e;
+    w::ExecutionReport* r = e.mutable_execution_report();
+    r->set_seq(seq_);
+    r->set_order_id(order_id);
+    r->set_exec_type(cancel ? w::EXEC_TYPE_CANCELED : w::EXEC_TYPE_NEW);
+    r->set_order_status(cancel ? w::ORDER_STATUS_CANCELED
+                               : w::ORDER_STATUS_NEW);
+    std::string frame;
+    ASSERT_TRUE(AppendFrame(e, &frame));
+    resender_.Record(exchange::AccountId{account}, e, frame);
+  }
+
   Session& NewSession(uint32_t account) {
     // Opened: GCC 12 takes the move of a never-opened socket into a
     // Stream for a read of uninitialised reactor data (-Wuninitialized).
@@ -207,6 +234,41 @@ TEST_F(ResendCapTest, MessagesPushedOutDuringTheResumeTurnItIntoASnapshot) {
   ServeAll();
   EXPECT_TRUE(Done(s).snapshot());
   EXPECT_EQ(Done(s).through_seq(), 10u);
+}
+
+TEST_F(ResendCapTest, KeptMessagesAfterTheHistoryWrapsResendInOrder) {
+  Record(1, 37);  // seqs 1..37: 28..37 kept, the oldest slots reused
+  Session& s = NewSession(1);
+  resender_.Start(s, MessagePosition{30, 0}, seq_);
+  ServeAll();
+  const std::vector<w::Envelope> got = Parse(s.out);
+  ASSERT_EQ(got.size(), 8u);  // 31..37 and RetransmissionComplete
+  for (std::size_t i = 0; i + 1 < got.size(); ++i) {
+    EXPECT_EQ(got[i].execution_report().seq(), 31 + i);
+  }
+  EXPECT_FALSE(Done(s).snapshot());
+  EXPECT_EQ(Done(s).messages(), 7u);
+}
+
+TEST_F(ResendCapTest, SnapshotAfterManyClosedOrdersListsTheOpenOnesInOrder) {
+  // 300 orders, two of every three cancelled (many more closes than the
+  // open list's batch), interleaved with account 2's.
+  for (uint64_t id = 1; id <= 300; ++id) {
+    RecordOrder(1, 2 * id, false);
+    RecordOrder(2, 2 * id + 1, false);
+    if (id % 3 != 0) RecordOrder(1, 2 * id, true);
+  }
+  Session& s = NewSession(1);
+  resender_.Start(s, MessagePosition{1, 0}, seq_);
+  ServeAll();
+  EXPECT_TRUE(Done(s).snapshot());
+  EXPECT_EQ(Done(s).messages(), 100u);
+  const std::vector<w::Envelope> got = Parse(s.out);
+  ASSERT_EQ(got.size(), 101u);
+  for (std::size_t i = 0; i + 1 < got.size(); ++i) {
+    EXPECT_EQ(got[i].execution_report().exec_type(), w::EXEC_TYPE_ORDER_STATUS);
+    EXPECT_EQ(got[i].execution_report().order_id(), 6 * (i + 1));
+  }
 }
 
 }  // namespace
