@@ -86,6 +86,20 @@ void QuickFixEngine::Drain(Connection* connection) {
 }
 
 void QuickFixEngine::Dispatch(Connection* connection, const std::string& raw) {
+  std::string why;
+  if (!DataFieldsEndAtTheirSoh(raw, *dictionary_, &why)) {
+    // Garbled: never handed to QuickFIX, which would read past its end.
+    // As FIX::SocketConnection does with a garbled message, ignored once
+    // logged on (the sequence gap then asks for it again).
+    if (connection->session < 0 || !Bound(connection) ||
+        !SessionOf(connection->session).isLoggedOn()) {
+      CloseConnection(connection, "invalid message: " + why);
+    } else {
+      LogLine("fix " + Prefix(connection->session) +
+              ": garbled message ignored: " + why);
+    }
+    return;
+  }
   if (connection->session < 0) {
     DispatchLogon(connection, raw);
     return;

@@ -494,6 +494,7 @@ class QuickFixMessageReader : public MessageReader {
   bool Read(const std::string& raw, Message* out,
             std::string* why) const override {
     *out = Message();
+    if (!DataFieldsEndAtTheirSoh(raw, *dictionary_, why)) return false;
     try {
       // As FIX::Session::next: parsed with body length and checksum
       // checked, then validated against the dictionary.

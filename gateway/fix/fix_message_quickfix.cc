@@ -89,6 +89,68 @@ std::string Printable(const std::string& text) {
   return out;
 }
 
+namespace {
+
+// A tag as QuickFIX's IntConvertor reads it (digits with an optional '-',
+// wrapping as it does); 0 for anything else, as extractField then keeps.
+int TagOf(const std::string& raw, std::size_t from, std::size_t to) {
+  std::size_t at = from;
+  const bool negative = at < to && raw[at] == '-';
+  if (negative) ++at;
+  if (at == to) return 0;
+  unsigned x = 0;
+  for (; at < to; ++at) {
+    const unsigned c = static_cast<unsigned>(raw[at]) - '0';
+    if (c > 9) return 0;
+    x = 10 * x + c;
+  }
+  return static_cast<int>(negative ? 0u - x : x);
+}
+
+// The length field QuickFIX looks up for data field `tag`.
+int LengthTagOf(int tag) {
+  return tag == FIX::FIELD::Signature ? FIX::FIELD::SignatureLength : tag - 1;
+}
+
+}  // namespace
+
+bool DataFieldsEndAtTheirSoh(const std::string& raw,
+                             const FIX::DataDictionary& dictionary,
+                             std::string* why) {
+  // The lengths given so far: (length tag, value as atol reads it).
+  std::vector<std::pair<int, long> > lengths;
+  std::size_t pos = 0;
+  while (pos < raw.size()) {
+    const std::size_t equal = raw.find('=', pos);
+    if (equal == std::string::npos) return true;  // QuickFIX refuses it
+    const std::size_t value = equal + 1;
+    const std::size_t soh = raw.find('\001', value);
+    if (soh == std::string::npos) return true;  // QuickFIX refuses it
+    const int tag = TagOf(raw, pos, equal);
+    if (tag != 0 && dictionary.isDataField(tag)) {
+      const int length_tag = LengthTagOf(tag);
+      for (const std::pair<int, long>& given : lengths) {
+        if (given.first != length_tag) continue;
+        if (given.second < 0 ||
+            static_cast<unsigned long>(given.second) != soh - value) {
+          *why = "data field " + std::to_string(tag) + " is not " +
+                 std::to_string(given.second) +
+                 " bytes ending at a SOH, as field " +
+                 std::to_string(length_tag) + " says";
+          return false;
+        }
+      }
+    } else if (tag == FIX::FIELD::SignatureLength ||
+               (tag != 0 && tag + 1 != FIX::FIELD::Signature &&
+                dictionary.isDataField(tag + 1))) {
+      const std::string text = raw.substr(value, soh - value);
+      lengths.push_back(std::make_pair(tag, std::atol(text.c_str())));
+    }
+    pos = soh + 1;
+  }
+  return true;
+}
+
 bool BuildMessage(const Message& in, FIX::Message* out, std::string* why) {
   if (in.type.empty() || HasSoh(in.type)) {
     *why = "bad MsgType";

@@ -22,6 +22,18 @@ bool HasSoh(const std::string& text);
 // (then "...").
 std::string Printable(const std::string& text);
 
+// QuickFIX 1.15.1 reads a data field (RawData 96, Signature 89, EncodedText
+// 355, ...) as the number of bytes its length field (95, 93, 354, ...) gave
+// earlier, without looking at the message's end: a length past the end reads
+// beyond the buffer. True iff every data field of the framed message `raw`
+// ends at its first SOH and every length given for it says just that, so
+// that QuickFIX reads it the same whichever length it finds; otherwise
+// false with *why, and `raw` must not reach QuickFIX. A data field that holds
+// a SOH is refused too.
+bool DataFieldsEndAtTheirSoh(const std::string& raw,
+                             const FIX::DataDictionary& dictionary,
+                             std::string* why);
+
 // Builds the QuickFIX message for Engine::Send. Body fields go out in tag
 // order (QuickFIX's order; a resend re-parses the stored message and sorts
 // them the same way); each group follows its count field, its entries'

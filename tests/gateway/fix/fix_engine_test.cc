@@ -540,6 +540,61 @@ TEST_F(FixEngineTest, FirstMessageNotALogonIsClosedWithoutAnswer) {
   EXPECT_FALSE(engine_->LoggedOn(0));
 }
 
+// Found by tests/fuzz/fix_message_fuzzer (crash-data-length-beyond-end in
+// its corpus): QuickFIX reads a data field as long as its length field says,
+// past the end of the message. Such a Logon is closed before QuickFIX or the
+// credential check sees it; the engine goes on serving.
+TEST_F(FixEngineTest, ALogonWhoseDataLengthRunsPastTheEndIsClosedUnread) {
+  Client client = NewClient(1);
+  client.Connect();
+  client.Logon("trader-a", "secret-a", {{95, "5000"}, {96, "abc"}});
+  EXPECT_EQ(client.Written(), "");
+  EXPECT_TRUE(client.Closed());
+  EXPECT_EQ(handler_.authenticate_calls, 0);
+  EXPECT_TRUE(handler_.Logged(
+      "invalid message: data field 96 is not 5000 bytes ending at a SOH, as "
+      "field 95 says"));
+  Client other = NewClient(2);
+  EXPECT_EQ(LogOnA(other).size(), 1u);
+}
+
+// Logged on, such a message is garbled: ignored (never parsed), as QuickFIX
+// ignores a garbled message, and the session goes on. A data field holding a
+// SOH is refused the same way, whatever its length says.
+TEST_F(FixEngineTest, AGarbledDataFieldAfterLogonIsIgnoredAndTheSessionGoesOn) {
+  Client client = NewClient(1);
+  ASSERT_EQ(LogOnA(client).size(), 1u);
+  client.Send("V", {{262, "R1"}, {263, "1"}, {264, "0"}, {354, "-7"},
+                    {355, "x"}, {267, "1"}, {269, "0"}, {146, "1"},
+                    {55, "XB2SZ6"}});
+  client.Send("V", {{262, "R2"}, {263, "1"}, {264, "0"}, {354, "3"},
+                    {355, std::string("a") + kSoh + "b"}, {267, "1"},
+                    {269, "0"}, {146, "1"}, {55, "XB2SZ6"}});
+  EXPECT_FALSE(client.Closed());
+  EXPECT_TRUE(engine_->LoggedOn(0));
+  EXPECT_TRUE(handler_.messages.empty());
+  EXPECT_TRUE(handler_.Logged("garbled message ignored: data field 355 is "
+                              "not -7 bytes ending at a SOH"));
+  EXPECT_TRUE(handler_.Logged("garbled message ignored: data field 355 is "
+                              "not 3 bytes ending at a SOH"));
+}
+
+TEST(FixMessageReader, RefusesADataFieldLongerThanTheMessage) {
+  std::string error;
+  const auto reader = MessageReader::Create(EmbeddedDictionaryXml(), &error);
+  ASSERT_NE(reader, nullptr) << error;
+  Message m;
+  std::string why;
+  const std::string raw =
+      Frame({{35, "D"}, {49, "TRADER_A"}, {56, "CFX"}, {34, "2"},
+             {52, UtcNow()}, {11, "A-1"}, {354, "999999"}, {355, "x"}});
+  EXPECT_FALSE(reader->Read(raw, &m, &why));
+  EXPECT_EQ(why,
+            "data field 355 is not 999999 bytes ending at a SOH, as field "
+            "354 says");
+  EXPECT_TRUE(m.type.empty() && m.fields.empty());
+}
+
 TEST_F(FixEngineTest, SecondConnectionOfABoundSessionIsClosed) {
   Client first = NewClient(1);
   ASSERT_EQ(LogOnA(first).size(), 1u);
