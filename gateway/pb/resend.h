@@ -51,8 +51,8 @@ struct MessagePosition {
 // cursor.
 class Resender {
  public:
-  static constexpr int kPerSession = 32;
-  static constexpr int kPerPoll = 256;
+  static constexpr int kPerSession = 16;
+  static constexpr int kPerPoll = 64;
   static constexpr std::size_t kBackPressureBytes = 256u << 10;
 
   // Account ids 1..max_accounts.
