@@ -8,6 +8,7 @@
 #include <quickfix/Fields.h>
 #include <quickfix/Group.h>
 
+#include <climits>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -141,7 +142,8 @@ bool DataFieldsEndAtTheirSoh(const std::string& raw,
         }
       }
     } else if (tag == FIX::FIELD::SignatureLength ||
-               (tag != 0 && tag + 1 != FIX::FIELD::Signature &&
+               (tag > 0 && tag < INT_MAX &&
+                tag + 1 != FIX::FIELD::Signature &&
                 dictionary.isDataField(tag + 1))) {
       const std::string text = raw.substr(value, soh - value);
       lengths.push_back(std::make_pair(tag, std::atol(text.c_str())));
