@@ -105,14 +105,14 @@ void FixGateway::OnEvent(const Event& e, BookLevelChange level) {
     md_seq_ = e.seq;
     MarketData(e, level);
   }
+  if (own_orders_ != nullptr) own_orders_->OnEvent(e);
   // A replace's report names the order's client order id before it.
   uint64_t previous = 0;
   if (e.type == EventType::kOrderReplaced) {
     if (const OrderRecord* o = orders_.Find(e.order_id)) {
-      previous = o->client_order_id.value;
+      previous = o->previous_client_order_id.value;
     }
   }
-  orders_.OnEvent(e);
   switch (e.type) {
     case EventType::kOrderAccepted:
       return OnOrderAccepted(e);

@@ -52,7 +52,12 @@ FixGateway::FixGateway(asio::io_context& io, const FixGatewayDeps& deps)
     : io_(io),
       deps_(deps),
       config_(*deps.config),
-      instruments_(*deps.instruments) {}
+      instruments_(*deps.instruments),
+      own_orders_(deps.orders != nullptr
+                      ? nullptr
+                      : std::make_unique<OrderView>(
+                            /*index_client_order_ids=*/true)),
+      orders_(deps.orders != nullptr ? *deps.orders : *own_orders_) {}
 
 FixGateway::~FixGateway() {
   if (clordid_fd_ >= 0) ::close(clordid_fd_);

@@ -53,6 +53,11 @@ struct FixGatewayDeps {
   // The gateway thread's instruments as listed now (spot listings), fed
   // each event before OnEvent(). Must outlive the gateway.
   const InstrumentTable* instruments = nullptr;
+  // The day's order view (gateway/session/order_view.h, client order ids
+  // indexed), shared with the protobuf gateway and fed each event before
+  // OnEvent(). Null: the gateway keeps one of its own and feeds it itself.
+  // Must outlive the gateway.
+  const OrderView* orders = nullptr;
   // The gateway thread's producer ring into the sequencer (shared with the
   // protobuf gateway: both run on the gateway thread).
   exchange::SpscRing<exchange::Command>* ring = nullptr;
@@ -98,8 +103,8 @@ struct FixGatewayDeps {
 // each day's end.
 //
 // Orders are the day's order view shared with the protobuf gateway
-// (gateway/session/order_view.h), and who may see which account's clearing
-// results is gateway/session/visibility.h. The class is implemented by
+// (gateway/session/order_view.h, FixGatewayDeps::orders), and who may see
+// which account's clearing results is gateway/session/visibility.h. The class is implemented by
 // concern: fix_gateway.cc (creation, transport, logons, dispatch, ClOrdID
 // texts), logon_check.cc (Logon passwords, off the gateway thread, and
 // their back-off by source address), order_entry_adapter.cc (requests to
@@ -108,7 +113,8 @@ struct FixGatewayDeps {
 // status), and position_reports.h / collateral_inquiry.h (clearing).
 //
 // Thread: the gateway thread (io, OnEvent, Poll). Memory: one record per
-// order accepted today or still resting, one per ClOrdID text.
+// ClOrdID text (the order records are the shared view's; without
+// FixGatewayDeps::orders, one per order accepted today or still resting).
 class FixGateway final : private Handler {
  public:
   static Result<std::unique_ptr<FixGateway>> Create(asio::io_context& io,
@@ -348,7 +354,9 @@ class FixGateway final : private Handler {
   std::vector<std::vector<int>> by_account_;  // account id -> sessions
   std::unordered_map<std::string, std::vector<int>> by_clearing_member_;
 
-  OrderView orders_{/*index_client_order_ids=*/true};
+  // deps.orders, or (without one) own_orders_, which OnEvent() feeds.
+  std::unique_ptr<OrderView> own_orders_;
+  const OrderView& orders_;
   // The orders on both sides of each spot trade, as they stood at the
   // trade, until a bust or until the instrument's slot is listed again (the
   // order view forgets finished orders at each session end).

@@ -14,12 +14,12 @@ using exchange::AccountId;
 
 ExecutionReportPublisher::ExecutionReportPublisher(
     const ServerConfig& config, const InstrumentTable& instruments,
-    Outbox& outbox, Resender& history)
+    const OrderView& orders, Outbox& outbox, Resender& history)
     : config_(config),
       instruments_(instruments),
       outbox_(outbox),
       history_(history),
-      builder_(config, instruments),
+      builder_(config, instruments, orders),
       by_account_(config.engine.limits.max_accounts + 1) {}
 
 void ExecutionReportPublisher::Add(Session& s) {

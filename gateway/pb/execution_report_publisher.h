@@ -25,13 +25,15 @@ namespace cfx::gateway::pb {
 // (and their clearing members') of a trade bust.
 //
 // Thread: the gateway thread. Memory: one session list per account, sized
-// from the config; the ReportBuilder's order view.
+// from the config.
 class ExecutionReportPublisher {
  public:
-  // `config`, `instruments`, `outbox` and `history` (every account's
-  // messages go to its Record()) must outlive the publisher.
+  // `config`, `instruments`, `orders` (both fed each event before
+  // OnEvent()), `outbox` and `history` (every account's messages go to its
+  // Record()) must outlive the publisher.
   ExecutionReportPublisher(const ServerConfig& config,
-                           const InstrumentTable& instruments, Outbox& outbox,
+                           const InstrumentTable& instruments,
+                           const OrderView& orders, Outbox& outbox,
                            Resender& history);
 
   // From logon on, the reports of `s.account` reach `s`.

@@ -57,11 +57,14 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       deps_(deps),
       config_(*deps.config),
       instruments_(*deps.instruments),
+      own_orders_(deps.orders != nullptr ? nullptr
+                                         : std::make_unique<OrderView>()),
+      orders_(deps.orders != nullptr ? *deps.orders : *own_orders_),
       outbox_(deps.metrics),
       resender_(deps.config->engine.limits.max_accounts,
                 deps.config->session.resend_max_messages, outbox_),
       adapter_(*deps.instruments),
-      reports_(*deps.config, *deps.instruments, outbox_, resender_),
+      reports_(*deps.config, *deps.instruments, orders_, outbox_, resender_),
       market_data_(deps.config->instruments.size(), *deps.instruments, adapter_,
                    *deps.market_data, outbox_),
       desk_(*deps.config, deps.payload_arena),
@@ -520,6 +523,7 @@ bool Gateway::Submit(Session& s, const Command& c, const char* type,
 
 void Gateway::OnEvent(const exchange::Event& e) {
   last_event_seq_ = e.seq.value;
+  if (own_orders_ != nullptr) own_orders_->OnEvent(e);
   OnReferenceEvent(e);
   OnClearingEvent(e);
   reports_.OnEvent(e);
@@ -550,7 +554,7 @@ int Gateway::Poll() {
 
 int Gateway::ServeResends() {
   std::vector<Session*> slow;
-  const int sent = resender_.Serve(sessions_, instruments_, reports_.orders(),
+  const int sent = resender_.Serve(sessions_, instruments_, orders_,
                                    kMaxOutputBytes, &slow);
   for (Session* s : slow) Close(*s, "slow consumer");
   return sent;

@@ -47,6 +47,10 @@ struct GatewayDeps {
   // The gateway thread's instruments as listed now (spot listings), fed
   // each event before OnEvent(). Must outlive the gateway.
   const InstrumentTable* instruments = nullptr;
+  // The day's order view (gateway/session/order_view.h), shared with the
+  // FIX gateway and fed each event before OnEvent(). Null: the gateway
+  // keeps one of its own and feeds it itself. Must outlive the gateway.
+  const OrderView* orders = nullptr;
   // This gateway's producer ring into the sequencer.
   exchange::SpscRing<exchange::Command>* ring = nullptr;
   // The gateway's directory: Listen() keeps the used logon nonces in
@@ -273,6 +277,9 @@ class Gateway {
   GatewayDeps deps_;
   const ServerConfig& config_;
   const InstrumentTable& instruments_;
+  // deps.orders, or (without one) own_orders_, which OnEvent() feeds.
+  std::unique_ptr<OrderView> own_orders_;
+  const OrderView& orders_;
   bool stopped_ = false;
 
   SessionMap sessions_;

@@ -36,8 +36,10 @@ w::OrderStatus WireOrderStatus(OrderState s) {
 }
 
 ReportBuilder::ReportBuilder(const ServerConfig& config,
-                             const InstrumentTable& instruments)
+                             const InstrumentTable& instruments,
+                             const OrderView& orders)
     : instruments_(instruments),
+      orders_(orders),
       last_seq_(config.engine.limits.max_accounts + 1, 0),
       next_index_(config.engine.limits.max_accounts + 1, 0) {}
 
@@ -153,7 +155,6 @@ void ReportBuilder::Rejected(const Event& e, const EmitFn& emit) {
 }
 
 void ReportBuilder::OnEvent(const Event& e, const EmitFn& emit) {
-  orders_.OnEvent(e);
   seq_ = e.seq;
   switch (e.type) {
     case EventType::kOrderAccepted: {

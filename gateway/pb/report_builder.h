@@ -18,24 +18,24 @@ namespace cfx::gateway::pb {
 // retransmission replay run the same builder over the same events, so they
 // produce the same messages at the same positions.
 //
-// Symbols come from an InstrumentTable the owner feeds each event before
-// OnEvent(): the live gateway's is the server's table (the one the gateways
-// name instruments by); a retransmission worker feeds a table of its own
-// from the events it replays, so it never reads the gateway thread's.
+// Symbols come from an InstrumentTable, and orders from an OrderView, that
+// the owner feeds each event before OnEvent(): the live gateway's are the
+// server's (the ones both gateways read).
 //
-// Thread: owned by one thread, the one that feeds `instruments`. Memory:
-// per-account counters sized from the config; one reusable Envelope.
+// Thread: owned by one thread, the one that feeds `instruments` and
+// `orders`. Memory: per-account counters sized from the config; one
+// reusable Envelope.
 class ReportBuilder {
  public:
   using EmitFn =
       std::function<void(exchange::AccountId, const wire::v1::Envelope&)>;
 
-  // `instruments` must outlive the builder.
-  ReportBuilder(const ServerConfig& config, const InstrumentTable& instruments);
+  // `instruments` and `orders` must outlive the builder.
+  ReportBuilder(const ServerConfig& config, const InstrumentTable& instruments,
+                const OrderView& orders);
 
-  // Applies `e` to the order view, then calls emit(account, message) for
-  // each message it causes, in order. REQUIRES: `instruments` has been fed
-  // `e`.
+  // Calls emit(account, message) for each message `e` causes, in order.
+  // REQUIRES: `instruments` and `orders` have been fed `e`.
   void OnEvent(const exchange::Event& e, const EmitFn& emit);
 
   const OrderView& orders() const { return orders_; }
@@ -53,7 +53,7 @@ class ReportBuilder {
   const std::string& Symbol(exchange::InstrumentId id) const;
 
   const InstrumentTable& instruments_;
-  OrderView orders_;
+  const OrderView& orders_;
   std::vector<uint64_t> last_seq_;    // by account id
   std::vector<uint32_t> next_index_;  // by account id
   wire::v1::Envelope envelope_;

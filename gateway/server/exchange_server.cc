@@ -23,6 +23,7 @@
 #include "gateway/server/service_feed.h"
 #include "gateway/session/credential_check.h"
 #include "gateway/session/metrics.h"
+#include "gateway/session/order_view.h"
 #include "gateway/session/tls.h"
 #include "index/index_service.h"
 #include "settlement/settlement_service.h"
@@ -35,6 +36,7 @@ using exchange::Seq;
 // The consumers of the durable event stream, in the order every event
 // reaches them, live and at start-up replay:
 // - the instrument table first: the others name instruments by it;
+// - the day's order view, which both gateways read (order_view.h);
 // - the market-data store, then FIX, which builds its incrementals from the
 //   level change the store applied (MarketDataThenFix);
 // - the protobuf gateway;
@@ -47,8 +49,9 @@ struct MarketDataThenFix {
   fix::FixGateway& fix;
   void OnEvent(const Event& e) { fix.OnEvent(e, md.OnEvent(e)); }
 };
-using EventConsumers = EventConsumerList<InstrumentTable, MarketDataThenFix,
-                                         pb::Gateway, ServiceFeed>;
+using EventConsumers =
+    EventConsumerList<InstrumentTable, OrderView, MarketDataThenFix,
+                      pb::Gateway, ServiceFeed>;
 
 struct ExchangeServer::Impl {
   ServerConfig config;
@@ -68,6 +71,8 @@ struct ExchangeServer::Impl {
   asio::io_context io{1};
   // The instruments as listed now.
   std::unique_ptr<InstrumentTable> instruments;
+  // The day's orders, for both gateways (ClOrdIDs indexed for FIX).
+  std::unique_ptr<OrderView> orders;
   std::unique_ptr<MarketDataStore> md;
   // The CFX index and clearing and settlement.
   std::unique_ptr<ServiceFeed> services;
@@ -294,6 +299,7 @@ Status ExchangeServer::Impl::OpenPipeline() {
 // (their stores under the data dir).
 Status ExchangeServer::Impl::OpenServices() {
   instruments = std::make_unique<InstrumentTable>(config);
+  orders = std::make_unique<OrderView>(/*index_client_order_ids=*/true);
   md = std::make_unique<MarketDataStore>(config);
   auto feed = ServiceFeed::Open(config, options.data_dir,
                                 [this](const std::string& line) { Log(line); });
@@ -309,6 +315,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   pb::GatewayDeps deps;
   deps.config = &config;
   deps.instruments = instruments.get();
+  deps.orders = orders.get();
   deps.ring = staged.get();
   deps.dir = options.data_dir + "/pb";
   deps.market_data = md.get();
@@ -328,6 +335,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
   fix_deps.instruments = instruments.get();
+  fix_deps.orders = orders.get();
   fix_deps.ring = staged.get();  // the same: both run on this thread
   fix_deps.market_data = md.get();
   fix_deps.metrics = metrics.get();
@@ -342,7 +350,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();
   md_then_fix.emplace(MarketDataThenFix{*md, *fix});
-  consumers.emplace(*instruments, *md_then_fix, *gateway, *services);
+  consumers.emplace(*instruments, *orders, *md_then_fix, *gateway, *services);
   return Status::Ok();
 }
 

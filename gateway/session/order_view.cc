@@ -115,6 +115,7 @@ void OrderView::OnEvent(const Event& e) {
       break;
     case EventType::kOrderReplaced:
       if (OrderRecord* o = Get(e.order_id)) {
+        o->previous_client_order_id = o->client_order_id;
         o->client_order_id = e.client_order_id;
         o->price = e.price;
         o->quantity = e.quantity;

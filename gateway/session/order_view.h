@@ -56,6 +56,9 @@ struct OrderRecord {
   exchange::AccountId account;
   exchange::InstrumentId instrument;
   exchange::ClientOrderId client_order_id;  // the current one (replaces)
+  // The one before the last replace ({0} until a replace): the replace's
+  // report names it (OrigClOrdID).
+  exchange::ClientOrderId previous_client_order_id;
   exchange::Side side = exchange::Side::kNone;
   exchange::OrderType order_type = exchange::OrderType::kNone;
   exchange::TimeInForce tif = exchange::TimeInForce::kNone;
@@ -78,16 +81,18 @@ struct OrderRecord {
 // every order still resting, keyed by order id: the source of order status
 // answers and of the price and quantity that trade events do not carry.
 // Terminal orders are dropped at each EndOfSession of all instruments.
-// Shared by the protocols (FIX and protobuf each keep one).
 //
 // With `index_client_order_ids`, the view also finds orders by (account,
 // client order id): every client order id an order carried today (the
 // first and each replace's) names it until the day's end, when only the
 // current ids of the orders kept stay.
 //
-// Thread: owned by one thread (the gateway thread, or a retransmission
-// worker for its own copy). Memory: one hash map entry per order, plus one
-// per client order id when indexed.
+// The exchange server keeps one view, fed each event before both
+// protocols' publishers, which read it (FixGatewayDeps::orders,
+// pb::GatewayDeps::orders); a gateway built without one keeps its own.
+//
+// Thread: owned by one thread (the gateway thread). Memory: one hash map
+// entry per order, plus one per client order id when indexed.
 class OrderView {
  public:
   explicit OrderView(bool index_client_order_ids = false)

@@ -82,6 +82,27 @@ TEST(OrderView, TheIndexFindsEveryClientOrderIdOfTheDay) {
   EXPECT_NE(view.FindByClientOrderId(a, exchange::ClientOrderId{101}), nullptr);
 }
 
+TEST(OrderView, AReplaceKeepsTheClientOrderIdItReplaced) {
+  OrderView view;
+  view.OnEvent(Accepted(1, 7, 100));
+  EXPECT_EQ(view.Find(exchange::OrderId{1})->previous_client_order_id.value,
+            0u);
+  Event r;
+  r.type = EventType::kOrderReplaced;
+  r.order_id = exchange::OrderId{1};
+  r.account = exchange::AccountId{7};
+  r.quantity = exchange::Quantity{5};
+  r.leaves = exchange::Quantity{5};
+  for (const uint64_t id : {101u, 102u}) {
+    r.client_order_id = exchange::ClientOrderId{id};
+    view.OnEvent(r);
+  }
+  const OrderRecord* o = view.Find(exchange::OrderId{1});
+  ASSERT_NE(o, nullptr);
+  EXPECT_EQ(o->client_order_id.value, 102u);
+  EXPECT_EQ(o->previous_client_order_id.value, 101u);
+}
+
 TEST(OrderView, TheDaysEndDropsFinishedOrders) {
   OrderView view(true);
   view.OnEvent(Accepted(1, 7, 100));
