@@ -3,9 +3,11 @@
 // initiator against a running cfx-exchanged. Two firms log on, trade, cancel,
 // get a reject and market data; every expected message is awaited with a
 // bounded wait and its field values are checked. On failure the error lists
-// every message each session sent and received.
+// every message each session sent and received. Over TLS (--ca), jspurefix's
+// TLS transport verifies the exchange's certificate against that CA.
 //
 //   node interop.js --host 127.0.0.1 --port 9878 [--dict <QuickFIX XML>]
+//   node interop.js --port 9868 --ca var/cfx/tls/ca.crt
 //
 // run.js starts a fresh cfx-exchanged and calls run() below; running this
 // file alone is for a server that is already up on a fresh data dir.
@@ -233,9 +235,19 @@ class Peer {
   ready () { this.isReady = true; this.poke() }
   stopped (error) { this.isStopped = true; this.stopError = error || null; this.poke() }
 
+  // A test that throws fails its wait (it runs from setImmediate, where a
+  // throw would be uncaught).
   check () {
     for (const w of [...this.waiters]) {
-      const r = w.test()
+      let r
+      try {
+        r = w.test()
+      } catch (e) {
+        this.waiters.splice(this.waiters.indexOf(w), 1)
+        clearTimeout(w.timer)
+        w.reject(e)
+        continue
+      }
       if (r !== undefined) {
         this.waiters.splice(this.waiters.indexOf(w), 1)
         clearTimeout(w.timer)
@@ -246,7 +258,7 @@ class Peer {
 
   waitFor (what, test, ms = WAIT_MS) {
     return new Promise((resolve, reject) => {
-      const w = { test, resolve }
+      const w = { test, resolve, reject }
       w.timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(w), 1)
         reject(new InteropError(`${this.name}: no ${what} within ${ms} ms`))
@@ -273,8 +285,8 @@ class Peer {
         type: 'initiator',
         name: this.name,
         reconnectSeconds: 1,
-        connectTimeoutSeconds: 10,
-        tcp: { host: o.host, port: o.port },
+        connectTimeoutSeconds: o.connectTimeoutSeconds || 10,
+        tcp: { host: o.host, port: o.port, ...(o.tls ? { tls: o.tls } : {}) },
         protocol: 'ascii',
         dictionary: o.dict
       },
@@ -523,16 +535,34 @@ async function scenario (a, b, log) {
   }
 }
 
+// jspurefix's TLS options (tcp.tls of a session description) trusting only
+// the CA in the PEM file `caFile`: node's tls.connect then checks the
+// certificate chain and that it names the host connected to (127.0.0.1 is an
+// IP subjectAltName of the demo certificate). Its own `ca` option reads paths
+// relative to jspurefix's install directory, so the PEM goes in through
+// nodeTlsConnectionOptions, which it passes to tls.connect as they are.
+function tlsTrusting (caFile) {
+  return {
+    rejectUnauthorized: true,
+    nodeTlsConnectionOptions: { ca: [fs.readFileSync(caFile, 'utf8')], minVersion: 'TLSv1.2' }
+  }
+}
+
+function logFactoryFor (verbose) {
+  return new JsFixWinstonLogFactory(WinstonLogger.consoleOptions(verbose ? 'info' : 'error'))
+}
+
 // Resolves when the scenario passed; rejects with an InteropError whose
-// message includes both sessions' transcripts.
-async function run ({ host = '127.0.0.1', port, dict, log = console.log, verbose = false }) {
+// message includes both sessions' transcripts. `ca`: over TLS, trusting the
+// CA in that PEM file.
+async function run ({ host = '127.0.0.1', port, dict, ca, log = console.log, verbose = false }) {
   if (!port) throw new Error('run: no port')
-  const logFactory = new JsFixWinstonLogFactory(WinstonLogger.consoleOptions(verbose ? 'info' : 'error'))
+  const logFactory = logFactoryFor(verbose)
   // The exchange's own dictionary describes exactly what it sends, so
   // jspurefix also validates every received message against it.
   const checkIntegrity = !!dict && !dict.includes(`${path.sep}node_modules${path.sep}`)
   strictDecode = checkIntegrity
-  const common = { host, port, dict, logFactory, checkIntegrity }
+  const common = { host, port, dict, logFactory, checkIntegrity, tls: ca ? tlsTrusting(ca) : undefined }
   const a = new Peer('TRADER_A', { ...common, senderCompId: 'TRADER_A', user: 'trader-a', password: 'demo-trader-a' })
   const b = new Peer('TRADER_B', { ...common, senderCompId: 'TRADER_B', user: 'trader-b', password: 'demo-trader-b' })
   try {
@@ -550,13 +580,39 @@ async function run ({ host = '127.0.0.1', port, dict, log = console.log, verbose
   }
 }
 
+// TRADER_A over TLS trusting the CA in `ca`, which did not sign the
+// exchange's certificate: jspurefix must give up with a certificate error
+// before any FIX message goes either way. Resolves with that error's text;
+// rejects with an InteropError when the session logged on or failed for
+// another reason.
+async function refusedByWrongCa ({ host = '127.0.0.1', port, dict, ca, verbose = false }) {
+  const p = new Peer('TRADER_A', {
+    host, port, dict, logFactory: logFactoryFor(verbose), checkIntegrity: false,
+    tls: tlsTrusting(ca), connectTimeoutSeconds: 3,
+    senderCompId: 'TRADER_A', user: 'trader-a', password: 'demo-trader-a'
+  })
+  let error = null
+  try {
+    await p.start()
+  } catch (e) {
+    error = e
+  } finally {
+    p.stop()
+  }
+  if (!error) fail('TRADER_A logged on over TLS trusting a CA that did not sign the exchange\'s certificate')
+  const text = (p.runError || p.stopError || error).message || String(error)
+  if (!/certificate/i.test(text)) fail(`TRADER_A with the wrong CA failed, but not on the certificate: ${text}`)
+  if (p.log.length > 0) fail(`FIX messages went over a connection whose certificate was refused:\n${p.transcript()}`)
+  return text
+}
+
 function defaultDict () {
   const cfx = path.resolve(__dirname, '../../../gateway/fix/spec/CFX-FIX44.xml')
   if (fs.existsSync(cfx)) return cfx
   return require.resolve('jspurefix/data/FIX44.xml')
 }
 
-module.exports = { run, defaultDict, InteropError }
+module.exports = { run, refusedByWrongCa, defaultDict, InteropError }
 
 if (require.main === module) {
   const args = require('util').parseArgs({
@@ -564,12 +620,14 @@ if (require.main === module) {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '9878' },
       dict: { type: 'string' },
+      ca: { type: 'string' },
       verbose: { type: 'boolean', default: false }
     }
   }).values
   const dict = args.dict ? path.resolve(args.dict) : defaultDict()
-  console.log(`interop: jspurefix against ${args.host}:${args.port}, dictionary ${dict}`)
-  run({ host: args.host, port: Number(args.port), dict, verbose: args.verbose })
+  const ca = args.ca ? path.resolve(args.ca) : undefined
+  console.log(`interop: jspurefix against ${args.host}:${args.port}${ca ? ` over TLS (CA ${ca})` : ''}, dictionary ${dict}`)
+  run({ host: args.host, port: Number(args.port), dict, ca, verbose: args.verbose })
     .then(() => { console.log('interop: PASS'); process.exit(0) },
       (e) => { console.error(`interop: FAIL: ${e.message}`); process.exit(1) })
 }

@@ -5,13 +5,19 @@
 // requires exit status 0. Exits 0 only if everything passed; the server is
 // killed on every path.
 //
-//   node run.js --server build/bin/cfx-exchanged [--repo <checkout>] [--dict <xml>] [--verbose]
+// --tls: the data dir gets the demo certificates (deploy/demo-certs) and the
+// scenario runs on the FIX TLS listener, jspurefix trusting the demo CA; first
+// a session trusting another CA must be refused on the certificate (and the
+// exchange log the failed handshake).
 //
-// CTest runs it as fix_interop_jspurefix (tests/interop/CMakeLists.txt).
+//   node run.js --server build/bin/cfx-exchanged [--repo <checkout>] [--dict <xml>] [--tls] [--verbose]
+//
+// CTest runs it as fix_interop_jspurefix and, with --tls, as
+// fix_interop_jspurefix_tls (tests/interop/CMakeLists.txt).
 const path = require('path')
 const fs = require('fs')
 const os = require('os')
-const { spawn } = require('child_process')
+const { spawn, execFileSync } = require('child_process')
 const { parseArgs } = require('util')
 
 const STARTUP_MS = 30000 // until the listening line
@@ -47,6 +53,7 @@ const args = parseArgs({
     server: { type: 'string' },
     repo: { type: 'string', default: path.resolve(__dirname, '../../..') },
     dict: { type: 'string' },
+    tls: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false }
   }
 }).values
@@ -56,7 +63,7 @@ if (!fs.existsSync(path.join(__dirname, 'node_modules', 'jspurefix', 'package.js
   die(`jspurefix is not installed (no node_modules): run \`npm ci\` in ${__dirname} ` +
     '(deploy/test does this before ctest)')
 }
-const { run } = require('./interop.js')
+const { run, refusedByWrongCa } = require('./interop.js')
 
 if (!args.server) die('--server <path to cfx-exchanged> is required')
 const serverPath = path.resolve(args.server)
@@ -87,10 +94,57 @@ async function checkDictionary (file) {
   say(`dictionary ${file}: ${new Set(defs.message.values()).size} messages, ${new Set(defs.simple.values()).size} fields`)
 }
 
+// Server output lines seen so far, and waits for one to come.
+const serverLines = []
+const lineWaiters = []
+function onServerLine (line) {
+  serverLines.push(line)
+  for (const w of [...lineWaiters]) {
+    if (w.re.test(line)) {
+      lineWaiters.splice(lineWaiters.indexOf(w), 1)
+      clearTimeout(w.timer)
+      w.resolve(line)
+    }
+  }
+}
+function waitForServerLine (re, ms) {
+  const seen = serverLines.find((l) => re.test(l))
+  if (seen) return Promise.resolve(seen)
+  return new Promise((resolve, reject) => {
+    const w = { re, resolve }
+    w.timer = setTimeout(() => {
+      lineWaiters.splice(lineWaiters.indexOf(w), 1)
+      reject(new Error(`cfx-exchanged logged no line matching ${re} within ${ms} ms`))
+    }, ms)
+    lineWaiters.push(w)
+  })
+}
+
+// --tls: the demo CA and server certificate in <data>/tls, made by the
+// script deploy/run uses, and a CA that signed nothing the exchange has.
+function makeCertificates (data) {
+  const script = path.join(path.resolve(args.repo), 'deploy/demo-certs')
+  say(`${script} ${data}`)
+  try {
+    execFileSync(script, [data], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const other = path.join(tempDir, 'other-ca')
+    fs.mkdirSync(other)
+    execFileSync('openssl', ['req', '-x509', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256',
+      '-nodes', '-days', '1', '-subj', '/CN=Another CA', '-addext', 'basicConstraints=critical,CA:TRUE',
+      '-keyout', path.join(other, 'ca.key'), '-out', path.join(other, 'ca.crt')], { stdio: ['ignore', 'pipe', 'pipe'] })
+    return { ca: path.join(data, 'tls', 'ca.crt'), otherCa: path.join(other, 'ca.crt') }
+  } catch (e) {
+    die(`cannot make the certificates: ${e.message}${e.stderr ? `: ${e.stderr}` : ''}`)
+  }
+}
+
 function startServer () {
   tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cfx-fix-interop-'))
-  const argv = ['--data-dir', path.join(tempDir, 'data'), '--clock', 'simulated',
-    '--fix-port', '0', '--protobuf-port', '0', '--http-port', '0']
+  const data = path.join(tempDir, 'data')
+  const certs = args.tls ? makeCertificates(data) : null
+  const argv = ['--data-dir', data, '--clock', 'simulated',
+    '--fix-port', '0', '--protobuf-port', '0', '--http-port', '0',
+    '--fix-tls-port', '0', '--protobuf-tls-port', '0', '--https-port', '0']
   say(`starting ${serverPath} ${argv.join(' ')}`)
   server = spawn(serverPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
   const exited = new Promise((resolve) => server.on('exit', (code, signal) => resolve({ code, signal })))
@@ -105,10 +159,12 @@ function startServer () {
         const line = pending.slice(0, nl)
         pending = pending.slice(nl + 1)
         process.stdout.write(`server| ${line}\n`)
+        onServerLine(line)
         if (!/\blistening: /.test(line)) continue
         clearTimeout(timer)
-        const m = /\bfix\s+([^\s,;]+):(\d+)/.exec(line)
-        if (!m) reject(new Error(`cfx-exchanged does not listen on FIX: no "fix <addr>:<port>" in its line "${line}"`))
+        const want = args.tls ? 'fix TLS' : 'fix'
+        const m = new RegExp(`\\b${want}\\s+([^\\s,;]+):(\\d+)`).exec(line)
+        if (!m) reject(new Error(`cfx-exchanged does not listen on FIX: no "${want} <addr>:<port>" in its line "${line}"`))
         else resolve(Number(m[2]))
       }
     }
@@ -119,7 +175,7 @@ function startServer () {
       reject(new Error(`cfx-exchanged exited during startup (status ${code}, signal ${signal})`))
     })
   })
-  return { listening, exited }
+  return { listening, exited, certs }
 }
 
 async function stopServer (exited) {
@@ -136,16 +192,29 @@ async function stopServer (exited) {
 
 async function main () {
   await checkDictionary(dict)
-  const { listening, exited } = startServer()
+  const { listening, exited, certs } = startServer()
   let port
   try {
     port = await listening
   } catch (e) {
     die(e.message)
   }
-  say(`FIX port ${port}; running the scenario with jspurefix ${require('jspurefix/package.json').version}`)
+  const version = require('jspurefix/package.json').version
+  if (certs) {
+    say(`FIX TLS port ${port}; jspurefix ${version} trusting another CA (${certs.otherCa}) must be refused`)
+    try {
+      const why = await refusedByWrongCa({ host: '127.0.0.1', port, dict, ca: certs.otherCa, verbose: args.verbose })
+      say(`refused as it must be: ${why}`)
+      const line = await waitForServerLine(/fix gateway: TLS handshake failed/, 10000)
+      say(`and the exchange logged: ${line}`)
+    } catch (e) {
+      die(e.message)
+    }
+  }
+  say(`FIX${certs ? ' TLS' : ''} port ${port}; running the scenario with jspurefix ${version}` +
+    (certs ? ` over TLS, trusting the demo CA ${certs.ca}` : ''))
   try {
-    await run({ host: '127.0.0.1', port, dict, verbose: args.verbose, log: (l) => say(l) })
+    await run({ host: '127.0.0.1', port, dict, ca: certs ? certs.ca : undefined, verbose: args.verbose, log: (l) => say(l) })
   } catch (e) {
     die(e.message)
   }
