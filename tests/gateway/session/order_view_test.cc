@@ -27,6 +27,18 @@ Event Accepted(uint64_t order, uint32_t account, uint64_t clordid) {
   return e;
 }
 
+// A replace of `order` to 5 lots under client order id `clordid`.
+Event Replaced(uint64_t order, uint32_t account, uint64_t clordid) {
+  Event e;
+  e.type = EventType::kOrderReplaced;
+  e.order_id = exchange::OrderId{order};
+  e.account = exchange::AccountId{account};
+  e.client_order_id = exchange::ClientOrderId{clordid};
+  e.quantity = exchange::Quantity{5};
+  e.leaves = exchange::Quantity{5};
+  return e;
+}
+
 Event Trade(uint64_t order, uint64_t counter, int64_t price, int64_t lots,
             int64_t leaves) {
   Event e;
@@ -58,14 +70,7 @@ TEST(OrderView, FillsAddTheirNotional) {
 TEST(OrderView, TheIndexFindsEveryClientOrderIdOfTheDay) {
   OrderView view(/*index_client_order_ids=*/true);
   view.OnEvent(Accepted(1, 7, 100));
-  Event r;
-  r.type = EventType::kOrderReplaced;
-  r.order_id = exchange::OrderId{1};
-  r.account = exchange::AccountId{7};
-  r.client_order_id = exchange::ClientOrderId{101};
-  r.quantity = exchange::Quantity{5};
-  r.leaves = exchange::Quantity{5};
-  view.OnEvent(r);
+  view.OnEvent(Replaced(1, 7, 101));
   const exchange::AccountId a{7};
   EXPECT_EQ(view.FindByClientOrderId(a, exchange::ClientOrderId{100}),
             view.Find(exchange::OrderId{1}));
@@ -87,16 +92,8 @@ TEST(OrderView, AReplaceKeepsTheClientOrderIdItReplaced) {
   view.OnEvent(Accepted(1, 7, 100));
   EXPECT_EQ(view.Find(exchange::OrderId{1})->previous_client_order_id.value,
             0u);
-  Event r;
-  r.type = EventType::kOrderReplaced;
-  r.order_id = exchange::OrderId{1};
-  r.account = exchange::AccountId{7};
-  r.quantity = exchange::Quantity{5};
-  r.leaves = exchange::Quantity{5};
-  for (const uint64_t id : {101u, 102u}) {
-    r.client_order_id = exchange::ClientOrderId{id};
-    view.OnEvent(r);
-  }
+  view.OnEvent(Replaced(1, 7, 101));
+  view.OnEvent(Replaced(1, 7, 102));
   const OrderRecord* o = view.Find(exchange::OrderId{1});
   ASSERT_NE(o, nullptr);
   EXPECT_EQ(o->client_order_id.value, 102u);
