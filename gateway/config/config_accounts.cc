@@ -210,7 +210,7 @@ Status Builder::BuildUsers() {
                          : "secret must be at least " +
                                std::to_string(kMinApiSecretBytes) + " bytes");
       }
-      user.api_keys.push_back(ApiKey{key.id(), key.secret()});
+      user.api_keys.push_back(ApiKey::Hmac(key.id(), key.secret()));
     }
     out_.users.push_back(std::move(user));
   }

@@ -97,7 +97,7 @@ exchange::AccountId AddBenchTrader(gateway::ServerConfig& c,
   u.firm = firm;
   u.role = gateway::Role::kTrader;
   u.account = a.id;
-  u.api_keys.push_back(gateway::ApiKey{user, secret});
+  u.api_keys.push_back(gateway::ApiKey::Hmac(user, secret));
   c.users.push_back(std::move(u));
   return a.id;
 }

@@ -25,7 +25,7 @@
 #include "exchange/core/reference/attestation.h"
 #include "exchange/core/status.h"
 #include "gateway/config/instrument_table.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "gateway/tools/cli/commands.h"
 #include "gateway/tools/cli/demo.h"
@@ -227,7 +227,7 @@ class Demo {
   Demo(const Demo&) = delete;
   Demo& operator=(const Demo&) = delete;
   // The attester's private key does not outlive the run.
-  ~Demo() { attest::Wipe(key_.private_key); }
+  ~Demo() { crypto::Wipe(key_.private_key); }
 
   Status Run();
 
@@ -280,7 +280,7 @@ class Demo {
   settlement::BusinessCalendar calendar_;  // the exchange's, from its clock
   std::vector<Future> futures_;
   int64_t level_ = 0;  // the day's spot price level, price units
-  attest::Ed25519KeyPair key_;
+  crypto::Ed25519KeyPair key_;
   std::string key_id_;
   std::string run_id_;
   int64_t attested_at_ = 0;

@@ -270,7 +270,7 @@ TEST_F(PbLogonBackoffTest, AFirmsSessionsLoggingOnTogetherFromOneAddressAreAllCh
   for (int i = 0; i < kSessions; ++i) {
     UserConfig u = model;
     u.name = "desk-" + std::to_string(i);
-    u.api_keys = {ApiKey{u.name, "desk-secret-" + std::to_string(i)}};
+    u.api_keys = {ApiKey::Hmac(u.name, "desk-secret-" + std::to_string(i))};
     config_.users.push_back(u);
   }
   config_.RebuildIndex();

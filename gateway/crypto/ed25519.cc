@@ -1,4 +1,4 @@
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
@@ -13,15 +13,12 @@
 #include <utility>
 
 #include "exchange/core/reference/attestation.h"
-#include "gateway/session/openssl_key.h"
-#include "gateway/tools/attest/file_io.h"
+#include "gateway/crypto/openssl_key.h"
+#include "gateway/crypto/file_io.h"
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
 namespace {
-
-using exchange::kEd25519PublicKeyBytes;
-using exchange::kEd25519SignatureBytes;
 
 // PEM key files are a few hundred bytes.
 constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
@@ -105,6 +102,25 @@ Status WithPath(const std::string& path, const Status& s) {
 }
 
 }  // namespace
+
+bool Verify(std::string_view public_key, std::string_view message,
+            std::string_view signature) {
+  if (public_key.size() != kEd25519PublicKeyBytes ||
+      signature.size() != kEd25519SignatureBytes) {
+    return false;
+  }
+  Pkey pkey = PublicPkey(public_key);
+  MdCtx ctx(EVP_MD_CTX_new());
+  const bool ok =
+      pkey != nullptr && ctx != nullptr &&
+      EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) ==
+          1 &&
+      EVP_DigestVerify(ctx.get(), Bytes(signature), signature.size(),
+                       Bytes(message), message.size()) == 1;
+  // A bad signature leaves an error on OpenSSL's queue.
+  ERR_clear_error();
+  return ok;
+}
 
 Result<Ed25519KeyPair> GenerateKeyPair() {
   PkeyCtx ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr));
@@ -250,4 +266,4 @@ void Wipe(std::string& secret) {
   secret.clear();
 }
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto
