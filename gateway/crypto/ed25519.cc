@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include <unistd.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -259,6 +261,29 @@ Result<std::string> ReadPublicKeyFile(const std::string& path) {
   Result<std::string> key = PublicKeyFromPem(text.value());
   if (!key.has_value()) return WithPath(path, key.error());
   return key;
+}
+
+Result<std::string> WriteNewKeyPair(const std::string& prefix) {
+  const std::string key_path = prefix + ".key";
+  const std::string pub_path = prefix + ".pub";
+  for (const std::string& path : {key_path, pub_path}) {
+    if (::access(path.c_str(), F_OK) == 0) {
+      return Status(StatusCode::kAlreadyExists,
+                    path + ": already exists; refusing to overwrite a key");
+    }
+  }
+  Result<Ed25519KeyPair> pair = GenerateKeyPair();
+  if (!pair.has_value()) return pair.error();
+  Status s = WritePrivateKeyFile(key_path, pair.value().private_key);
+  Wipe(pair.value().private_key);
+  if (!s.ok()) return s;
+  s = WritePublicKeyFile(pub_path, pair.value().public_key);
+  if (!s.ok()) {
+    // A private key without its public file is half a key pair.
+    ::unlink(key_path.c_str());
+    return s;
+  }
+  return pair.value().public_key;
 }
 
 void Wipe(std::string& secret) {

@@ -68,6 +68,11 @@ Status WritePublicKeyFile(const std::string& path, std::string_view public_key);
 Result<std::string> ReadPrivateKeyFile(const std::string& path);
 Result<std::string> ReadPublicKeyFile(const std::string& path);
 
+// A fresh key pair written to `prefix` + ".key" (private, 0600) and
+// `prefix` + ".pub" (0644), both PEM; returns the raw public key. Refuses
+// (kAlreadyExists) when either file exists; on a failure neither is left.
+Result<std::string> WriteNewKeyPair(const std::string& prefix);
+
 // Overwrites `secret` with zeros (OPENSSL_cleanse, which the compiler may
 // not elide) and empties it. For private keys once they are used.
 void Wipe(std::string& secret);

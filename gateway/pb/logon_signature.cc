@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include "gateway/crypto/ed25519.h"
+
 namespace cfx::gateway::pb {
 
 std::string LogonSigningString(std::string_view api_key, int64_t timestamp_ns,
@@ -15,6 +17,38 @@ std::string LogonSigningString(std::string_view api_key, int64_t timestamp_ns,
   s += '\n';
   s.append(nonce);
   return s;
+}
+
+std::string Ed25519LogonSigningString(std::string_view api_key,
+                                      int64_t timestamp_ns,
+                                      std::string_view nonce) {
+  std::string s = "CFX-LOGON-ED25519-V1\n";
+  s.append(api_key);
+  s += '\n';
+  s += std::to_string(timestamp_ns);
+  s += '\n';
+  s.append(nonce);
+  return s;
+}
+
+Result<std::string> Ed25519LogonSignature(std::string_view private_key,
+                                          std::string_view api_key,
+                                          int64_t timestamp_ns,
+                                          std::string_view nonce) {
+  return crypto::Sign(private_key,
+                      Ed25519LogonSigningString(api_key, timestamp_ns, nonce));
+}
+
+bool VerifyLogon(const ApiKey& key, std::string_view api_key,
+                 int64_t timestamp_ns, std::string_view nonce,
+                 std::string_view signature) {
+  if (key.kind == ApiKeyKind::kEd25519) {
+    return crypto::Verify(
+        key.public_key,
+        Ed25519LogonSigningString(api_key, timestamp_ns, nonce), signature);
+  }
+  return VerifyLogonSignature(key.secret, api_key, timestamp_ns, nonce,
+                              signature);
 }
 
 std::string LogonSignature(std::string_view secret, std::string_view api_key,

@@ -39,25 +39,9 @@ int Fail(const std::string& message) {
 }
 
 int RunKeygen(const AttestArgs& args) {
-  const std::string key_path = args.out + ".key";
-  const std::string pub_path = args.out + ".pub";
-  for (const std::string& path : {key_path, pub_path}) {
-    if (::access(path.c_str(), F_OK) == 0) {
-      return Fail(path + ": already exists; refusing to overwrite a key");
-    }
-  }
-  Result<crypto::Ed25519KeyPair> pair = crypto::GenerateKeyPair();
-  if (!pair.has_value()) return Fail(pair.error().message());
-  Status s = crypto::WritePrivateKeyFile(key_path, pair.value().private_key);
-  crypto::Wipe(pair.value().private_key);
-  if (!s.ok()) return Fail(s.message());
-  s = crypto::WritePublicKeyFile(pub_path, pair.value().public_key);
-  if (!s.ok()) {
-    // A private key without its public file is half a key pair.
-    ::unlink(key_path.c_str());
-    return Fail(s.message());
-  }
-  std::printf("%s\n", attest::AttesterKeyId(pair.value().public_key).c_str());
+  Result<std::string> public_key = crypto::WriteNewKeyPair(args.out);
+  if (!public_key.has_value()) return Fail(public_key.error().message());
+  std::printf("%s\n", attest::AttesterKeyId(public_key.value()).c_str());
   return kExitOk;
 }
 

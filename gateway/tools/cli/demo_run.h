@@ -24,6 +24,7 @@
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/reference/attestation.h"
 #include "exchange/core/status.h"
+#include "gateway/config/demo_identities.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/crypto/ed25519.h"
 #include "gateway/tools/attest/measurement_json.h"
@@ -143,7 +144,7 @@ class Session {
     if (!c.has_value()) return c.error();
     client::LogonParams p;
     p.api_key = user;
-    p.secret = "demo-" + user;
+    p.private_key = DemoPrivateKey(user);
     // Sessions may idle while the others work: the longest interval.
     p.heartbeat_interval_ms = 60'000;
     p.cancel_on_disconnect_opt_out = true;

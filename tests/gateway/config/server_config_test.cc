@@ -53,7 +53,7 @@ users {
   account: "A1"
   fix_sender_comp_id: "U1"
   password_hash: "pbkdf2-sha256$1$73616c74$55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
-  api_keys { id: "k1" secret: "secret-1" }
+  api_keys { id: "k1" secret: "secret-1-random-0123456789abcdef" }
 }
 users {
   name: "u2"
@@ -61,7 +61,7 @@ users {
   role: ROLE_PROVIDER
   account: "A2"
   fix_sender_comp_id: "U2"
-  api_keys { id: "k2" secret: "secret-2" }
+  api_keys { id: "k2" secret: "secret-2-random-0123456789abcdef" }
 }
 users { name: "cm" firm: "CM" role: ROLE_CLEARING_MEMBER fix_sender_comp_id: "CMX" }
 users { name: "ops" firm: "F1" role: ROLE_ADMIN }
@@ -824,14 +824,16 @@ TEST(ServerConfigErrors, DuplicateApiKeyId) {
 }
 
 TEST(ServerConfigErrors, EmptyApiSecret) {
-  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1")", "")),
-            "t.textproto:28: users[0].api_keys[0].secret: secret is required");
+  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")", "")),
+            "t.textproto:28: users[0].api_keys[0].secret: API key \"k1\" of "
+            "user \"u1\": secret is required");
 }
 
 TEST(ServerConfigErrors, ShortApiSecret) {
-  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1")", R"(secret: "1234567")")),
-            "t.textproto:28: users[0].api_keys[0].secret: secret must be at "
-            "least 8 bytes");
+  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")", R"(secret: "1234567")")),
+            "t.textproto:28: users[0].api_keys[0].secret: API key \"k1\" of "
+            "user \"u1\": secret must be at least 32 bytes (random; prefer an "
+            "ed25519 key)");
 }
 
 TEST(ServerConfigErrors, ApiKeyWithoutId) {

@@ -17,6 +17,7 @@
 
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/status.h"
+#include "gateway/config/demo_identities.h"
 #include "gateway/config/server_config.h"
 #include "gateway/server/exchange_server.h"
 #include "gateway/tools/client/client.h"
