@@ -220,8 +220,8 @@ Result<ApiKey> Builder::BuildApiKey(const FieldPath& kp, const pb::User& u,
       "API key " + Quote(key.id()) + " of user " + Quote(u.name()) + ": ";
   pb::ApiKey::Kind kind = key.kind();
   if (kind == pb::ApiKey::KIND_UNSPECIFIED) {
-    kind = key.secret().empty() ? pb::ApiKey::KIND_ED25519
-                                : pb::ApiKey::KIND_HMAC_SHA256;
+    kind = key.public_key().empty() ? pb::ApiKey::KIND_HMAC_SHA256
+                                    : pb::ApiKey::KIND_ED25519;
   }
   if (kind == pb::ApiKey::KIND_ED25519) {
     if (!key.secret().empty()) {

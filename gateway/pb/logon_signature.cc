@@ -8,9 +8,12 @@
 
 namespace cfx::gateway::pb {
 
-std::string LogonSigningString(std::string_view api_key, int64_t timestamp_ns,
-                               std::string_view nonce) {
-  std::string s = "CFX-LOGON-V1\n";
+namespace {
+
+// prefix + api_key + "\n" + decimal(timestamp_ns) + "\n" + nonce
+std::string SigningString(std::string_view prefix, std::string_view api_key,
+                          int64_t timestamp_ns, std::string_view nonce) {
+  std::string s(prefix);
   s.append(api_key);
   s += '\n';
   s += std::to_string(timestamp_ns);
@@ -19,16 +22,17 @@ std::string LogonSigningString(std::string_view api_key, int64_t timestamp_ns,
   return s;
 }
 
+}  // namespace
+
+std::string LogonSigningString(std::string_view api_key, int64_t timestamp_ns,
+                               std::string_view nonce) {
+  return SigningString("CFX-LOGON-V1\n", api_key, timestamp_ns, nonce);
+}
+
 std::string Ed25519LogonSigningString(std::string_view api_key,
                                       int64_t timestamp_ns,
                                       std::string_view nonce) {
-  std::string s = "CFX-LOGON-ED25519-V1\n";
-  s.append(api_key);
-  s += '\n';
-  s += std::to_string(timestamp_ns);
-  s += '\n';
-  s.append(nonce);
-  return s;
+  return SigningString("CFX-LOGON-ED25519-V1\n", api_key, timestamp_ns, nonce);
 }
 
 Result<std::string> Ed25519LogonSignature(std::string_view private_key,
