@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "exchange/clock.h"
+#include "gateway/config/demo_identities.h"
+#include "gateway/crypto/ed25519.h"
 #include "exchange/core/engine_config.h"
 #include "exchange/core/reference/registry.h"
 #include "exchange/default_market.h"
@@ -290,7 +292,9 @@ TEST(ServerConfig, DemoUsersMatchDesign) {
     EXPECT_EQ(c.FindUserByApiKey(e.name, &key), u);
     ASSERT_NE(key, nullptr);
     EXPECT_EQ(key->id, e.name);
-    EXPECT_EQ(key->secret, password);
+    EXPECT_EQ(key->kind, ApiKeyKind::kEd25519);
+    EXPECT_EQ(key->public_key,
+              crypto::PublicKeyOf(DemoPrivateKey(e.name)).value());
   }
 }
 
