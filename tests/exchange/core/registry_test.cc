@@ -1040,7 +1040,7 @@ TEST_F(RegistryScriptTest, LoadSurvivesRandomBytes) {
 
 TEST_F(RegistryTest, LoadRejectsAnotherVersion) {
   std::string snap = SaveOf(reg_);
-  snap[0] = 2;
+  snap[0] = 1;  // the format before the users
   std::string_view in = snap;
   const Status st = reg_.Load(&in);
   EXPECT_EQ(st.code(), StatusCode::kDataLoss);
