@@ -18,9 +18,10 @@ namespace w = wire::v1;
 constexpr std::size_t kMinPassword = 8;
 constexpr std::size_t kMaxPassword = 128;
 
-// 1-128 printable ASCII characters, no space (the registry's rule).
+// 1-64 printable ASCII characters, no space: the config's rule for names
+// (the registry allows up to 128).
 bool Token(const std::string& s) {
-  if (s.empty() || s.size() > 128) return false;
+  if (s.empty() || s.size() > 64) return false;
   for (char c : s) {
     if (c <= 0x20 || c > 0x7e) return false;
   }
@@ -83,7 +84,7 @@ bool ReferenceDesk::RefuseUserCommand(const UserConfig& user,
   }
   if (!Token(name)) {
     return refuse(w::REJECT_REASON_INVALID_USER,
-                  "name: 1-128 printable characters, no space");
+                  "name: 1-64 printable characters, no space");
   }
   const exchange::ReferenceUser* known = view_.user(name);
   if (m.has_user_add()) {
@@ -125,7 +126,7 @@ bool ReferenceDesk::RefuseUserCommand(const UserConfig& user,
     if (!a.fix_sender_comp_id().empty()) {
       if (!Token(a.fix_sender_comp_id())) {
         return refuse(w::REJECT_REASON_INVALID_USER,
-                      "fix_sender_comp_id: 1-128 printable characters");
+                      "fix_sender_comp_id: 1-64 printable characters, no space");
       }
       for (const exchange::ReferenceUser& u : view_.users()) {
         if (u.fix_sender_comp_id == a.fix_sender_comp_id()) {
