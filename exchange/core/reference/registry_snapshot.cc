@@ -28,8 +28,10 @@ using internal::ValidName;
 namespace {
 
 // Registry::Save() format version (the u32 in front of everything).
-// 2: the users.
+// 2: the users. Format 1 (without them) still loads: the users are then
+// the config's, as before the first user command.
 constexpr uint32_t kSnapshotVersion = 2;
+constexpr uint32_t kSnapshotVersionWithoutUsers = 1;
 
 // Feeds a string as its length, then its bytes in 8-byte little-endian
 // chunks (the last one zero-padded).
@@ -368,7 +370,7 @@ Status Registry::Load(std::string_view* in) {
     return DataLossError("registry snapshot: truncated header (" +
                          std::to_string(in->size()) + " bytes)");
   }
-  if (version != kSnapshotVersion) {
+  if (version != kSnapshotVersion && version != kSnapshotVersionWithoutUsers) {
     return DataLossError("registry snapshot: unsupported format version " +
                          std::to_string(version));
   }
@@ -384,7 +386,7 @@ Status Registry::Load(std::string_view* in) {
   LoadProviders(r, *s);
   LoadKeys(r, *s);
   LoadAttestations(r, *s);
-  LoadUsers(r, *s);
+  if (version != kSnapshotVersionWithoutUsers) LoadUsers(r, *s);
 
   if (r.ok() && r.remaining() != 0) {
     r.Fail(std::to_string(r.remaining()) + " trailing bytes");

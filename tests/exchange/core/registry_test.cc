@@ -1040,7 +1040,7 @@ TEST_F(RegistryScriptTest, LoadSurvivesRandomBytes) {
 
 TEST_F(RegistryTest, LoadRejectsAnotherVersion) {
   std::string snap = SaveOf(reg_);
-  snap[0] = 1;  // the format before the users
+  snap[0] = 3;
   std::string_view in = snap;
   const Status st = reg_.Load(&in);
   EXPECT_EQ(st.code(), StatusCode::kDataLoss);
@@ -1156,6 +1156,29 @@ TEST_F(RegistryUsersTest, BadCommandsAreRejectedAndChangeNothing) {
             RejectCode::kUnknownUser);
   EXPECT_EQ(Apply(UserSetPassword{"trader-a", ""}), RejectCode::kInvalidUser);
   EXPECT_EQ(reg_.Hash(), hash);
+}
+
+// Format 1, written before the users: it loads, and the users are the
+// config's.
+TEST_F(RegistryUsersTest, AFormatOneSnapshotLoadsWithTheConfigsUsers) {
+  Registry empty(DefaultConfig());
+  std::string snap = SaveOf(empty);
+  snap.resize(snap.size() - 4);  // the user count (0) at the end
+  snap[0] = 1;
+  uint32_t length = 0;  // the body's, little-endian
+  for (int i = 0; i < 4; ++i) {
+    length |= static_cast<uint32_t>(static_cast<uint8_t>(snap[4 + i]))
+              << (8 * i);
+  }
+  length -= 4;
+  for (int i = 0; i < 4; ++i) {
+    snap[4 + i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  }
+  std::string_view in = snap;
+  const Status st = reg_.Load(&in);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(in.empty());
+  EXPECT_NE(reg_.user("trader-a"), nullptr);
 }
 
 TEST_F(RegistryUsersTest, ASnapshotKeepsTheUsersOverTheConfigs) {
