@@ -81,6 +81,13 @@ class IndexService {
   // milli-tokens), kTradeBusted, kIndexFixing (count = the day); others
   // only advance the seq.
   void OnEvent(const exchange::Event& e);
+  // The event types OnEvent() applies (trades, busts, fixings); of any
+  // other it only notes the seq. The service feed hands over only these.
+  static bool Uses(exchange::EventType type) {
+    return type == exchange::EventType::kTrade ||
+           type == exchange::EventType::kTradeBusted ||
+           type == exchange::EventType::kIndexFixing;
+  }
   // Whether OnEvent() of an event of this type may publish a print (a
   // fixing, or a bust's restatement): the only events after which the
   // index has something to tell anyone.

@@ -185,6 +185,22 @@ class SettlementService {
   // Applies one durable event, in seq order; events with seq <=
   // last_applied_seq() are skipped.
   void OnEvent(const exchange::Event& e);
+  // The event types OnEvent() applies; of any other it only counts the
+  // event and notes the seq. The service feed hands over only these.
+  static bool Uses(exchange::EventType type) {
+    switch (type) {
+      case exchange::EventType::kTrade:
+      case exchange::EventType::kBookLevel:
+      case exchange::EventType::kInstrumentListed:
+      case exchange::EventType::kTradeBusted:
+      case exchange::EventType::kCollateralChanged:
+      case exchange::EventType::kIndexFixing:
+      case exchange::EventType::kSettlementRerun:
+        return true;
+      default:
+        return false;
+    }
+  }
   // Whether OnEvent() of an event of this type may run a settlement day
   // (and so derive engine commands): the day's fixing, or an admin's
   // re-run.

@@ -94,6 +94,11 @@ enum class RejectCode : uint16_t {
   kUnknownTrade = 5019,  // also: a trade of which the firm is no party
   kTradeAlreadyBusted = 5020,
   kFailureDeadlinePassed = 5021,  // after 12:00 UTC of the delivery day
+  // Users (docs/config.md, "Users"): an admin command naming no user; a user
+  // name or FIX SenderCompID already taken; a field out of its rules.
+  kUnknownUser = 5022,
+  kDuplicateUser = 5023,
+  kInvalidUser = 5024,
 
   // 9xxx: system.
   kSystemBusy = 9001,

@@ -187,6 +187,11 @@ class Engine {
   // Sends Logout(5) with `reason` on every logged-on session and closes
   // their connections (shutdown).
   virtual void LogoutAll(const std::string& reason) = 0;
+
+  // Sends Logout(5) with Text(58) `reason` on `session` if it is logged on;
+  // the connection closes at the client's Logout or the logout timeout.
+  // Later Logons of the session still go to Handler::CheckLogon.
+  virtual void Logout(int session, const std::string& reason) = 0;
 };
 
 // Reads one raw inbound FIX message as a session does before

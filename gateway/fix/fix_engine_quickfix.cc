@@ -403,6 +403,25 @@ void QuickFixEngine::LogoutAll(const std::string& reason) {
   }
 }
 
+void QuickFixEngine::Logout(int session, const std::string& reason) {
+  if (session < 0 || static_cast<std::size_t>(session) >= slots_.size()) {
+    return;
+  }
+  CallScope scope(this);
+  SessionSlot& slot = *slots_[static_cast<std::size_t>(session)];
+  FIX::Session& s = *slot.session;
+  try {
+    if (!s.isLoggedOn()) return;
+    // logout() disables the session, so next() sends the Logout; logon()
+    // enables it again, for the Logons that CheckLogon judges.
+    s.logout(reason);
+    s.next(FIX::UtcTimeStamp());
+    s.logon();
+  } catch (const std::exception& e) {
+    LogLine("fix " + slot.client_comp_id + ": unexpected error: " + e.what());
+  }
+}
+
 void QuickFixEngine::OnLogon(int session) {
   const SessionSlot& slot = *slots_[static_cast<std::size_t>(session)];
   if (slot.connection != nullptr) {

@@ -182,6 +182,7 @@ class QuickFixEngine : public Engine {
   bool LoggedOn(int session) const override;
   bool HasHistory(int session) const override;
   void LogoutAll(const std::string& reason) override;
+  void Logout(int session, const std::string& reason) override;
   void Flush() override;
 
   // Callbacks from the QuickFIX side.

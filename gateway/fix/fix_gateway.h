@@ -16,6 +16,8 @@
 #include "exchange/core/status.h"
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
+#include "exchange/core/reference/reference_payload.h"
+#include "gateway/config/user_directory.h"
 #include "gateway/fix/fix_engine.h"
 #include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
@@ -80,6 +82,9 @@ struct FixGatewayDeps {
   // protobuf gateway). May be null: the gateway then runs its own, with one
   // worker. Must outlive the gateway.
   CredentialChecker* credentials = nullptr;
+  // The users as the journal has them (enabled, password hash); null: the
+  // config's. Must outlive the gateway.
+  const UserDirectory* users = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;
@@ -157,6 +162,11 @@ class FixGateway final : private Handler {
   // Logs every session out and closes the connections.
   void Stop();
 
+  // The admin changed `user` (an accepted user command): a disabled user's
+  // logged-on session is logged out with Text(58) "user disabled by the
+  // admin"; its Logons are refused while it stays disabled.
+  void UserChanged(const exchange::ReferenceUser& user);
+
   uint64_t commands_submitted() const { return commands_submitted_; }
 
   struct Pending;
@@ -181,7 +191,7 @@ class FixGateway final : private Handler {
   // Answers the delayed refusals that are due; returns how many.
   int ReleaseRefusals(int64_t now_ns);
   void LogonCheckDone(uint64_t conn, int session, LogonBackoff::Key source,
-                      bool passed);
+                      bool passed, bool disabled);
   void OnLogon(int session) override;
   void OnConnectionLoggedOn(uint64_t conn) override;
   void OnLogout(int session) override;

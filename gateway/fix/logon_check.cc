@@ -97,9 +97,18 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
         (why == BackoffRefusal::kInFlight ? "checks in flight" : "back-off"));
     return RefuseUnchecked(conn, RefusalText(why, wait), refusal);
   }
+  const std::string& user_hash =
+      user == nullptr ? unknown_user_hash_
+      : deps_.users != nullptr
+          ? deps_.users->PasswordHash(user->name, user->password_hash)
+          : user->password_hash;
   const bool named =
-      user != nullptr && username == user->name && !user->password_hash.empty();
-  std::string hash = named ? user->password_hash : unknown_user_hash_;
+      user != nullptr && username == user->name && !user_hash.empty();
+  // A disabled user's password is checked all the same (the refusal costs
+  // what any other does), then refused as disabled.
+  const bool disabled = named && deps_.users != nullptr &&
+                        !deps_.users->Enabled(user->name);
+  std::string hash = named ? user_hash : unknown_user_hash_;
   auto check = [hash = std::move(hash), pw = std::string(password),
                 named]() mutable {
     const bool ok = VerifyPassword(hash, pw) && named;
@@ -107,8 +116,10 @@ bool FixGateway::CheckLogon(uint64_t conn, int session,
     return ok;
   };
   std::weak_ptr<char> alive = alive_;
-  auto done = [this, alive, conn, session, source](bool passed) {
-    if (!alive.expired()) LogonCheckDone(conn, session, source, passed);
+  auto done = [this, alive, conn, session, source, disabled](bool passed) {
+    if (!alive.expired()) {
+      LogonCheckDone(conn, session, source, passed, disabled);
+    }
   };
   // PBKDF2 is costly: within the checker's CPU budget, unless a logon
   // passed from this address before (a firm's own host).
@@ -147,7 +158,8 @@ int FixGateway::ReleaseRefusals(int64_t now_ns) {
 }
 
 void FixGateway::LogonCheckDone(uint64_t conn, int session,
-                                LogonBackoff::Key source, bool passed) {
+                                LogonBackoff::Key source, bool passed,
+                                bool disabled) {
   const int64_t now = SteadyNs();
   backoff_.End(source, passed, SourceBackoff(config_.session), now);
   if (passed) {
@@ -162,7 +174,23 @@ void FixGateway::LogonCheckDone(uint64_t conn, int session,
              : std::string("fix unknown SenderCompID")) +
         ": logon refused: " + kInvalidCredentials);
   }
+  if (passed && disabled) {
+    Log("fix " + sessions_[static_cast<std::size_t>(session)]->comp_id +
+        ": logon refused: " + kUserDisabledText);
+    engine_->LogonChecked(conn, kUserDisabledText);
+    return;
+  }
   engine_->LogonChecked(conn, passed ? std::string() : kInvalidCredentials);
+}
+
+void FixGateway::UserChanged(const exchange::ReferenceUser& user) {
+  if (user.enabled) return;
+  for (const auto& s : sessions_) {
+    if (s->user == nullptr || s->user->name != user.name) continue;
+    if (!engine_->LoggedOn(s->index)) continue;
+    Log("fix " + s->comp_id + ": logged out: " + kUserDisabledText);
+    engine_->Logout(s->index, kUserDisabledText);
+  }
 }
 
 }  // namespace cfx::gateway::fix

@@ -413,6 +413,7 @@ bool Gateway::OnSessionMessage(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kSettlementStatus:
     case w::Envelope::kMarginCallList:
     case w::Envelope::kSettlementRerunAck:
+    case w::Envelope::kUserList:
       outbox_.Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
                      BodyName(body), nullptr, "a server-to-client message");
       return true;
@@ -452,6 +453,12 @@ void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kAttestationListRequest:
     case w::Envelope::kSpotFailureReport:
       OnReference(s, in_);
+      break;
+    case w::Envelope::kUserAdd:
+    case w::Envelope::kUserSetEnabled:
+    case w::Envelope::kUserSetPassword:
+    case w::Envelope::kUserListRequest:
+      OnUserRequest(s, in_);
       break;
     case w::Envelope::kIndexQuery:
     case w::Envelope::kIndexExplainRequest:

@@ -17,6 +17,7 @@
 #include "exchange/core/status.h"
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
+#include "gateway/config/user_directory.h"
 #include "gateway/pb/execution_report_publisher.h"
 #include "gateway/pb/index_desk.h"
 #include "gateway/pb/logon_nonces.h"
@@ -89,6 +90,12 @@ struct GatewayDeps {
   // FIX gateway). May be null: the gateway then runs its own, with one
   // worker. Must outlive the gateway.
   CredentialChecker* credentials = nullptr;
+  // The users as the journal has them (gateway/config/user_directory.h),
+  // shared with the FIX gateway: the gateway updates it with each user
+  // command the engine accepted, then calls user_changed. Null: the
+  // config's users, unchanged. Must outlive the gateway.
+  UserDirectory* users = nullptr;
+  std::function<void(const exchange::ReferenceUser&)> user_changed{};
   // The clock of the logon back-off, steady ns. Default (empty): the steady
   // clock.
   std::function<int64_t()> logon_clock_ns{};
@@ -254,6 +261,13 @@ class Gateway {
   // Ratings, attester keys, attestations, spot failure reports
   // (reference_desk.h).
   void OnReference(Session& s, const wire::v1::Envelope& m);
+  // Puts the desk's command on the ring, or sends its refusal (or
+  // SYSTEM_BUSY when the ring is full).
+  void SubmitReference(Session& s, ReferenceDesk::Request r);
+  // gateway_users.cc: the admin's user commands (passwords hashed on the
+  // credential checker's workers) and the user list; a changed user.
+  void OnUserRequest(Session& s, const wire::v1::Envelope& m);
+  void OnUserChanged(const exchange::ReferenceUser& user);
   void OnReferenceEvent(const exchange::Event& e);
   // IndexQuery and IndexExplainRequest (index_desk.h).
   void OnIndexRequest(Session& s, const wire::v1::Envelope& m);

@@ -117,6 +117,10 @@ void Gateway::OnReference(Session& s, const w::Envelope& m) {
     default:
       return;
   }
+  SubmitReference(s, std::move(r));
+}
+
+void Gateway::SubmitReference(Session& s, ReferenceDesk::Request r) {
   if (r.submit && PushDeskCommand(r.cmd)) {
     desk_.Submitted(r, s.id);
     return;
@@ -130,7 +134,7 @@ void Gateway::OnReference(Session& s, const w::Envelope& m) {
     r.ack.set_text(kBusyText);
   }
   out_.Clear();
-  *out_.mutable_reference_ack() = r.ack;
+  *out_.mutable_reference_ack() = std::move(r.ack);
   SendDeskAck(s, /*rejected=*/true);
 }
 
@@ -142,6 +146,9 @@ void Gateway::OnReferenceEvent(const exchange::Event& e) {
       out_.Clear();
       *out_.mutable_reference_ack() = std::move(reference_ack_);
       outbox_.Send(*it->second, out_);
+    }
+    if (const exchange::ReferenceUser* u = desk_.changed_user()) {
+      OnUserChanged(*u);
     }
   }
   if (e.type == exchange::EventType::kTradeBusted) {

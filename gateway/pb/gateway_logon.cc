@@ -308,6 +308,10 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
                     ") sessions are logged on");
     return;
   }
+  if (deps_.users != nullptr && !deps_.users->Enabled(user->name)) {
+    LogonReject(s, w::LOGON_REJECT_REASON_USER_DISABLED, kUserDisabledText);
+    return;
+  }
   for (const auto& [id, other] : sessions_) {
     if (other.get() != &s && other->user == user &&
         other->state == Session::State::kActive) {

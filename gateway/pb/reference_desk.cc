@@ -255,9 +255,11 @@ bool ReferenceDesk::OnEvent(const exchange::Event& e, uint64_t* session_id,
   if (it == pending_.end()) return false;
   Pending p = std::move(it->second);
   pending_.erase(it);
+  changed_user_.clear();
   if (e.type == exchange::EventType::kReferenceAccepted) {
     // The view applies what the engine applied, at the same time.
     view_.Apply(p.payload, e.ts, nullptr);
+    changed_user_ = UserNamed(p.payload);
   }
   *session_id = p.session_id;
   ack->Clear();

@@ -14,6 +14,9 @@
 
 namespace cfx::gateway::pb {
 
+// The user a user command's payload names; "" for any other payload.
+std::string UserNamed(std::string_view payload);
+
 // The protobuf gateway's desk for grade-eligibility reference data and spot
 // failure reports (DESIGN.md §3, docs/attestations.md, docs/protocol.md):
 // checks a request against the caller's role and, for attestations, the
@@ -54,6 +57,28 @@ class ReferenceDesk {
                             const wire::v1::AttestationSubmit& m);
   Request SpotFailure(const UserConfig& user,
                       const wire::v1::SpotFailureReport& m);
+
+  // Users (reference_desk_users.cc; docs/protocol.md, "Users"), ADMIN only.
+  // Refuses a user command that cannot be accepted, before any password is
+  // hashed; returns true and `*refusal` then.
+  bool RefuseUserCommand(const UserConfig& user, const wire::v1::Envelope& m,
+                         Request* refusal) const;
+  // Each builds the command; the password was hashed into `password_hash`
+  // off the gateway thread. REQUIRES: RefuseUserCommand() returned false.
+  Request UserAdd(const UserConfig& user, const wire::v1::UserAdd& m,
+                  std::string password_hash);
+  Request UserSetEnabled(const UserConfig& user,
+                         const wire::v1::UserSetEnabled& m);
+  Request UserSetPassword(const UserConfig& user,
+                          const wire::v1::UserSetPassword& m,
+                          std::string password_hash);
+  // Every user as the journal has it; false (and a refusing `ack`) for a
+  // caller who is not the admin.
+  bool Users(const UserConfig& user, uint64_t request_id,
+             wire::v1::UserList* list, wire::v1::ReferenceAck* ack) const;
+  // After OnEvent() returned an accepted user command: the user as it is
+  // now; nullptr for any other event.
+  const exchange::ReferenceUser* changed_user() const;
 
   // After the command of `r` went onto the ring: remember who asks.
   void Submitted(const Request& r, uint64_t session_id);
@@ -102,6 +127,8 @@ class ReferenceDesk {
   std::unordered_map<uint64_t, Pending> pending_;  // by command token
   // The request behind the last Request built, until Submitted().
   Pending building_;
+  // The user the last accepted event changed; empty: none.
+  std::string changed_user_;
 };
 
 }  // namespace cfx::gateway::pb

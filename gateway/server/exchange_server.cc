@@ -15,6 +15,7 @@
 #include "gateway/asio.h"
 #include "gateway/config/instrument_table.h"
 #include "gateway/config/listeners.h"
+#include "gateway/config/user_directory.h"
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/md/market_data.h"
@@ -77,6 +78,8 @@ struct ExchangeServer::Impl {
   // The CFX index and clearing and settlement.
   std::unique_ptr<ServiceFeed> services;
   std::unique_ptr<Metrics> metrics;
+  // The users as the journal has them, for both gateways' logons.
+  UserDirectory users;
   // Logon credential checks of both gateways, off this thread.
   std::unique_ptr<CredentialChecker> credentials;
   // The TLS listeners' certificate (network.tls); before the gateways,
@@ -276,6 +279,9 @@ Status ExchangeServer::Impl::OpenPipeline() {
   if (!config.grades.empty()) {
     po.sequencer.index_fixing_utc_seconds = config.index.fixing_utc_seconds;
   }
+  // The config's users seed a new exchange; after that the journal (the
+  // recovered registry) is the truth, and the gateways serve its users.
+  config.engine.reference.users = SeedUsers(config.users);
   Log("opening " + options.data_dir);
   auto opened =
       exchange::Pipeline::Open(config.engine, po, *clock, options.progress);
@@ -290,6 +296,16 @@ Status ExchangeServer::Impl::OpenPipeline() {
         pipeline->journal().last_ts(), options.clock_start.has_value(),
         *simulated, [this](const std::string& line) { Log(line); }));
   }
+  std::vector<std::string> dropped;
+  const std::vector<exchange::ReferenceUser> journal_users =
+      pipeline->engine().registry().users();
+  ApplyJournalUsers(journal_users, &config, &dropped);
+  for (const std::string& name : dropped) {
+    Log("warning: config user " + name +
+        " is not in the journal (the config seeds a new exchange only; add "
+        "it with cfx admin user add)");
+  }
+  users.Seed(journal_users);
   ring = pipeline->AddProducer(1 << 16);
   staged = std::make_unique<exchange::SpscRing<exchange::Command>>(1 << 16);
   return Status::Ok();
@@ -331,6 +347,11 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.log = options.log;
   deps.service_reads = services.get();
   deps.credentials = credentials.get();
+  deps.users = &users;
+  // A user disabled by the admin: its FIX session too is logged out.
+  deps.user_changed = [this](const exchange::ReferenceUser& u) {
+    if (fix != nullptr) fix->UserChanged(u);
+  };
   gateway = std::make_unique<pb::Gateway>(io, deps);
   fix::FixGatewayDeps fix_deps;
   fix_deps.config = &config;
@@ -346,6 +367,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.settlement = &services->settlement();
   fix_deps.service_reads = services.get();
   fix_deps.credentials = credentials.get();
+  fix_deps.users = &users;
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();

@@ -74,6 +74,12 @@ void ServiceFeed::Apply(const exchange::Event& e) {
 }
 
 void ServiceFeed::OnEvent(const exchange::Event& e) {
+  // Most events (orders accepted, cancelled, replaced) are neither
+  // service's: they are not copied into the ring the other core reads.
+  if (!index::IndexService::Uses(e.type) &&
+      !settlement::SettlementService::Uses(e.type)) {
+    return;
+  }
   if (!live_) {
     exchange::MutexLock lock(mu_);
     Apply(e);

@@ -5,10 +5,11 @@
 //   cfx-bench journal [--commands N] [--runs N] [--seed S] [--dir D]
 //                     [--json] [--smoke]
 //   cfx-bench gateway [--connections N] [--seconds S] [--window N]
-//                     [--rate R] [--runs N] [--dir D] [--json] [--smoke]
+//                     [--rate R] [--runs N] [--tls] [--dir D] [--json]
+//                     [--smoke]
 //   cfx-bench fix [--sessions N] [--orders N] [--window N] [--rate R]
-//                 [--target both|gateway|bare] [--runs N] [--dir D] [--json]
-//                 [--smoke]
+//                 [--target both|gateway|bare] [--runs N] [--tls] [--dir D]
+//                 [--json] [--smoke]
 //   cfx-bench index [--trades N] [--runs N] [--seed S] [--json] [--smoke]
 //   cfx-bench settle [--accounts N] [--contracts N] [--runs N] [--seed S]
 //                    [--json] [--smoke]
@@ -359,6 +360,40 @@ int RunRepeated(const char* command, const RepeatedArgs<Options>& args, Run run,
 
 using GatewayArgs = RepeatedArgs<GatewayBenchOptions>;
 
+// `cfx-bench gateway --tls`: each run over plaintext and over TLS, one
+// after the other on fresh servers, the first of the pair alternating so
+// that neither is always measured on the warmer machine.
+int RunGatewayTls(const GatewayArgs& args) {
+  GatewayBenchOptions plain_options = args.options;
+  plain_options.tls = false;
+  GatewayBenchOptions tls_options = args.options;
+  tls_options.tls = true;
+  std::vector<GatewayBenchResult> plain, tls;
+  bool ok = true;
+  for (uint32_t i = 0; i < args.runs; ++i) {
+    for (int half = 0; half < 2; ++half) {
+      const bool over_tls = (half == 0) == (i % 2 == 1);
+      Result<GatewayBenchResult> r =
+          RunGatewayBench(over_tls ? tls_options : plain_options);
+      if (!r.has_value()) {
+        std::fprintf(stderr, "cfx-bench gateway --tls: %s\n",
+                     r.error().ToString().c_str());
+        return 1;
+      }
+      ok = ok && r.value().problems.empty();
+      if (!args.options.quiet) {
+        std::fprintf(stderr, "cfx-bench gateway: run %u %s: %.1f k orders/s\n",
+                     i + 1, over_tls ? "TLS" : "plaintext",
+                     r.value().throughput.orders_per_s / 1e3);
+      }
+      (over_tls ? tls : plain).push_back(std::move(r).value());
+    }
+  }
+  (args.json ? PrintGatewayTlsJson : PrintGatewayTlsHuman)(
+      stdout, args.options, plain, tls);
+  return ok ? 0 : 1;
+}
+
 int RunGateway(GatewayArgs args) {
   GatewayBenchOptions& o = args.options;
   if (o.smoke) {
@@ -367,6 +402,7 @@ int RunGateway(GatewayArgs args) {
     o.warmup_seconds = std::min(o.warmup_seconds, 0.1);
     o.offered_rate = std::min<uint64_t>(o.offered_rate, 5'000);
   }
+  if (o.tls) return RunGatewayTls(args);
   return RunRepeated(
       "gateway", args,
       [](const GatewayBenchOptions& options, uint32_t) {
@@ -408,7 +444,8 @@ int RunFix(FixArgs args) {
       },
       PrintFixHuman, PrintFixJson,
       [](const FixBenchResult& r) {
-        return r.gateway.problems.empty() && r.bare.problems.empty();
+        return r.gateway.problems.empty() && r.bare.problems.empty() &&
+               r.gateway_tls.problems.empty();
       });
 }
 
@@ -528,6 +565,11 @@ int main(int argc, char** argv) {
       "--dir", gargs.options.dir,
       "Parent of the temporary data directory (default $TMPDIR or /tmp)");
   gateway->add_flag("--json", gargs.json, "One JSON object per run set");
+  gateway->add_flag(
+      "--tls", gargs.options.tls,
+      "Each run twice, over plaintext and over TLS (alternating which goes "
+      "first), with a TLS handshake phase: the ratio and the handshake's "
+      "cost");
   gateway->add_flag("--smoke", gargs.options.smoke,
                     "0.1 s warm-up + 0.3 s per phase: a quick check");
   gateway->add_flag("-q,--quiet", gargs.options.quiet,
@@ -582,6 +624,9 @@ int main(int argc, char** argv) {
       "--dir", fargs.options.dir,
       "Parent of the temporary directory (default $TMPDIR or /tmp)");
   fix->add_flag("--json", fargs.json, "One JSON object per run set");
+  fix->add_flag("--tls", fargs.options.tls,
+                "The gateway target a second time over its TLS listener "
+                "(gw-tls): the TLS/plaintext ratio and the handshake time");
   fix->add_flag(
       "--smoke", fargs.options.smoke,
       "2,000 orders + 0.4 s at 2,000/s per target, 1 run: a quick check");

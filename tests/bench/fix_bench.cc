@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -26,6 +27,7 @@
 #include "gateway/fix/dictionary.h"
 #include "gateway/server/exchange_server.h"
 #include "tests/bench/fix_bare_acceptor.h"
+#include "tests/bench/bench_tls.h"
 #include "tests/bench/loopback_bench.h"
 #include "tests/bench/scratch_dir.h"
 #include "tests/bench/text.h"
@@ -35,6 +37,13 @@ namespace cfx::bench {
 double FixBenchResult::ratio() const {
   if (!gateway.ran || !bare.ran || bare.throughput.orders_per_s <= 0) return 0;
   return gateway.throughput.orders_per_s / bare.throughput.orders_per_s;
+}
+
+double FixBenchResult::tls_ratio() const {
+  if (!gateway.ran || !gateway_tls.ran || gateway.throughput.orders_per_s <= 0) {
+    return 0;
+  }
+  return gateway_tls.throughput.orders_per_s / gateway.throughput.orders_per_s;
 }
 
 namespace {
@@ -143,6 +152,7 @@ struct FixConnection {
   std::string password;
 
   int fd = -1;
+  BenchStream stream;    // on fd: plaintext, or TLS for --tls
   uint64_t out_seq = 1;  // next MsgSeqNum(34) to send
   uint64_t in_seq = 1;   // next MsgSeqNum(34) expected
   uint64_t next_clordid = 1;
@@ -239,7 +249,7 @@ struct FixConnection {
   bool Flush(int64_t now) {
     while (out_pos < out.size()) {
       const ssize_t n =
-          send(fd, out.data() + out_pos, out.size() - out_pos, MSG_NOSIGNAL);
+          stream.Write(out.data() + out_pos, out.size() - out_pos);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (n <= 0) {
@@ -270,7 +280,7 @@ struct FixConnection {
         in_pos = 0;
         if (in_end * 2 > in.size()) in.resize(in.size() * 2);
       }
-      const ssize_t n = recv(fd, in.data() + in_end, in.size() - in_end, 0);
+      const ssize_t n = stream.Read(in.data() + in_end, in.size() - in_end);
       if (n > 0) {
         in_end += static_cast<std::size_t>(n);
         if (in_end < in.size()) return true;  // drained the socket
@@ -408,11 +418,22 @@ bool WaitReadable(FixConnection& c, int64_t timeout_ns) {
   return poll(&p, 1, ms) > 0;
 }
 
-// Connects to 127.0.0.1:port and logs on (ResetSeqNumFlag=Y, Username(553),
+// Connects to 127.0.0.1:port, with `tls` over TLS (the handshake, blocking,
+// into `handshakes`), and logs on (ResetSeqNumFlag=Y, Username(553),
 // Password(554)).
-Status ConnectAndLogon(uint16_t port, FixClock& clock, FixConnection& c) {
+Status ConnectAndLogon(uint16_t port, const BenchTlsContext* tls,
+                       LatencyHistogram* handshakes, FixClock& clock,
+                       FixConnection& c) {
   if (Status s = ConnectLoopback(port, &c.fd); !s.ok()) {
     return Status(s.code(), c.sender + ": " + s.message());
+  }
+  c.stream.Attach(c.fd);
+  if (tls != nullptr) {
+    const int64_t t0 = NowNanos();
+    if (Status s = c.stream.StartTls(*tls); !s.ok()) {
+      return Status(s.code(), c.sender + ": " + s.message());
+    }
+    handshakes->Record(static_cast<uint64_t>(NowNanos() - t0));
   }
   SetNonBlocking(c.fd);
   std::string body;
@@ -716,6 +737,7 @@ PhaseOutcome RunPhase(std::vector<std::unique_ptr<FixConnection>>& conns,
 // Where a target listens and who logs on to it.
 struct TargetSetup {
   uint16_t port = 0;
+  const BenchTlsContext* tls = nullptr;  // set: the sessions speak TLS
   std::string target_comp_id;
   std::vector<SessionSpec> sessions;
 };
@@ -742,7 +764,8 @@ void DriveTarget(const FixBenchOptions& o, const TargetSetup& setup,
     if (!r->sessions.empty()) r->sessions += ", ";
     r->sessions += c->sender;
     const int64_t t0 = NowNanos();
-    const Status st = ConnectAndLogon(setup.port, clock, *c);
+    const Status st =
+        ConnectAndLogon(setup.port, setup.tls, &r->handshake, clock, *c);
     r->logon_ms_max =
         std::max(r->logon_ms_max, static_cast<double>(NowNanos() - t0) * 1e-6);
     if (!st.ok()) {
@@ -934,14 +957,33 @@ uint64_t TotalOrders(const FixBenchOptions& o) {
          2 * o.sessions;
 }
 
+// The exchange's FIX gateway; with `tls`, its TLS listener (test
+// certificates made under `dir`).
 void RunGatewayTarget(const FixBenchOptions& o, const std::string& dir,
-                      FixTargetResult* r) {
+                      bool tls, FixTargetResult* r) {
   auto made = MakeConfig(o, TotalOrders(o));
   if (!made.has_value()) {
     r->problems.push_back("gateway: config: " + made.error().ToString());
     return;
   }
-  const ServerConfig config = std::move(made).value();
+  ServerConfig config = std::move(made).value();
+  std::unique_ptr<BenchTlsContext> context;
+  if (tls) {
+    std::filesystem::create_directories(dir + "/tls");
+    auto ca = EnableBenchTls(dir + "/tls", config);
+    if (ca.has_value()) {
+      auto made_context = BenchTlsContext::Create(ca.value());
+      if (made_context.has_value()) {
+        context = std::move(made_context).value();
+      } else {
+        r->problems.push_back("gateway-tls: " +
+                              made_context.error().ToString());
+      }
+    } else {
+      r->problems.push_back("gateway-tls: " + ca.error().ToString());
+    }
+    if (context == nullptr) return;
+  }
   TargetSetup setup;
   setup.target_comp_id = "CFX";
   setup.sessions = DemoSessions(config, o.sessions);
@@ -952,11 +994,17 @@ void RunGatewayTarget(const FixBenchOptions& o, const std::string& dir,
     return;
   }
   gateway::ServerOptions so;
-  so.data_dir = dir + "/data";
   so.protobuf_port = 0;
   so.http_port = 0;
   so.fix_port = 0;
   so.simulated_clock = true;
+  if (tls) {
+    so.fix_tls_port = 0;
+    so.protobuf_tls_port = 0;
+    so.https_port = 0;
+  }
+  // A fresh data directory for each gateway target of the run.
+  so.data_dir = dir + (tls ? "/data-tls" : "/data");
   auto started = ExchangeServer::Start(config, so);
   if (!started.has_value()) {
     r->problems.push_back("gateway: server start: " +
@@ -964,7 +1012,8 @@ void RunGatewayTarget(const FixBenchOptions& o, const std::string& dir,
     return;
   }
   ExchangeServer& server = *started.value();
-  setup.port = server.fix_port();
+  setup.port = tls ? server.fix_tls_port() : server.fix_port();
+  setup.tls = context.get();
   if (setup.port == 0) {
     r->problems.push_back(
         "gateway: the exchange listens on no FIX port (fix_port() is 0)");
@@ -1025,8 +1074,18 @@ Result<FixBenchResult> RunFixBench(const FixBenchOptions& o, uint32_t run) {
   const std::string& dir = scratch.value()->path();
   const bool gateway = o.target != "bare";
   const bool bare = o.target != "gateway";
+  // --tls: the gateway over TLS too, before the plaintext gateway in the
+  // runs where the bare acceptor goes last, so neither transport is always
+  // measured first.
+  const bool tls_first = o.tls && !r.bare_first;
   if (bare && r.bare_first) RunBareTarget(o, dir, dictionary, &r.bare);
-  if (gateway) RunGatewayTarget(o, dir, &r.gateway);
+  if (gateway && tls_first) {
+    RunGatewayTarget(o, dir, /*tls=*/true, &r.gateway_tls);
+  }
+  if (gateway) RunGatewayTarget(o, dir, /*tls=*/false, &r.gateway);
+  if (gateway && o.tls && !tls_first) {
+    RunGatewayTarget(o, dir, /*tls=*/true, &r.gateway_tls);
+  }
   if (bare && !r.bare_first) RunBareTarget(o, dir, dictionary, &r.bare);
   return r;
 }
@@ -1049,6 +1108,22 @@ double MedianOf(std::vector<double> v) {
 using Pick = const FixTargetResult& (*)(const FixBenchResult&);
 const FixTargetResult& GatewayOf(const FixBenchResult& r) { return r.gateway; }
 const FixTargetResult& BareOf(const FixBenchResult& r) { return r.bare; }
+const FixTargetResult& GatewayTlsOf(const FixBenchResult& r) {
+  return r.gateway_tls;
+}
+
+std::vector<double> TlsRatios(const std::vector<FixBenchResult>& runs) {
+  std::vector<double> v;
+  for (const auto& r : runs) v.push_back(r.tls_ratio());
+  return v;
+}
+
+// The TLS handshakes of every run's gateway-tls sessions.
+LatencyHistogram Handshakes(const std::vector<FixBenchResult>& runs) {
+  LatencyHistogram h;
+  for (const auto& r : runs) h.Merge(r.gateway_tls.handshake);
+  return h;
+}
 
 double Throughput(const FixTargetResult& t) {
   return t.throughput.orders_per_s;
@@ -1137,7 +1212,10 @@ double CpuBound(const FixTargetResult& t) {
 
 bool Verified(const std::vector<FixBenchResult>& runs) {
   for (const auto& r : runs) {
-    if (!r.gateway.problems.empty() || !r.bare.problems.empty()) return false;
+    if (!r.gateway.problems.empty() || !r.bare.problems.empty() ||
+        !r.gateway_tls.problems.empty()) {
+      return false;
+    }
   }
   return true;
 }
@@ -1296,8 +1374,24 @@ void PrintFixHuman(std::FILE* out, const FixBenchOptions& o,
     std::fprintf(out, "  ratio        n/a: one target only\n");
   }
   bool ok = true;
+  if (o.tls) {
+    PrintTargetHuman(out, "gw-tls", runs, GatewayTlsOf);
+    const std::vector<double> tls_ratios = TlsRatios(runs);
+    const double tls_ratio = MedianOf(tls_ratios);
+    const LatencyHistogram hs = Handshakes(runs);
+    std::fprintf(out,
+                 "  TLS          gw-tls/gateway throughput %.2f (median of the "
+                 "runs' same-run ratios;\n"
+                 "               runs: %s); issue #19 >= 0.80: %s\n"
+                 "               handshake p50 %.3f ms  max %.3f ms over %llu "
+                 "sessions (connect to handshake done)\n",
+                 tls_ratio, List(tls_ratios, 1, "%.2f").c_str(),
+                 tls_ratio >= 0.8 ? "met" : "NOT met", Ms(hs.Percentile(0.50)),
+                 Ms(hs.max()), static_cast<unsigned long long>(hs.count()));
+  }
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    for (const auto* t : {&runs[i].gateway, &runs[i].bare}) {
+    for (const auto* t :
+         {&runs[i].gateway, &runs[i].bare, &runs[i].gateway_tls}) {
       for (const std::string& p : t->problems) {
         ok = false;
         std::fprintf(out, "  PROBLEM      run %zu: %s\n", i + 1, p.c_str());
@@ -1346,10 +1440,23 @@ void PrintFixJson(std::FILE* out, const FixBenchOptions& o,
                  "\"target_met\":null",
                  kTargetRatio);
   }
+  if (o.tls) {
+    const std::vector<double> tls_ratios = TlsRatios(runs);
+    const LatencyHistogram hs = Handshakes(runs);
+    std::fprintf(out, ",\"gateway_tls\":");
+    PrintTargetJson(out, runs, GatewayTlsOf);
+    std::fprintf(out,
+                 ",\"tls_ratio\":%.3f,\"tls_ratio_runs\":[%s],"
+                 "\"handshake_ns\":{\"count\":%llu,\"p50\":%llu,\"max\":%llu}",
+                 MedianOf(tls_ratios), List(tls_ratios, 1, "%.3f", ",").c_str(),
+                 static_cast<unsigned long long>(hs.count()),
+                 static_cast<unsigned long long>(hs.Percentile(0.50)),
+                 static_cast<unsigned long long>(hs.max()));
+  }
   std::fprintf(out, ",\"problems\":[");
   bool first = true;
   for (const auto& r : runs) {
-    for (const auto* t : {&r.gateway, &r.bare}) {
+    for (const auto* t : {&r.gateway, &r.bare, &r.gateway_tls}) {
       for (const std::string& p : t->problems) {
         std::fprintf(out, "%s\"%s\"", first ? "" : ",", JsonEscape(p).c_str());
         first = false;

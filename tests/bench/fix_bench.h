@@ -34,6 +34,9 @@ struct FixBenchOptions {
   // Which targets to run: "both", "gateway" or "bare" (one alone: for
   // profiling; no ratio). Default: both.
   std::string target = "both";
+  // The gateway target runs a second time over its TLS listener (test
+  // certificates made for the run): FixBenchResult::gateway_tls.
+  bool tls = false;
   // Parent of the temporary directory. Default: $TMPDIR or /tmp.
   std::string dir;
   bool smoke = false;
@@ -64,6 +67,8 @@ struct FixTargetResult {
   // Logon sent to Logon received, the slowest session (the exchange checks
   // a PBKDF2 password hash).
   double logon_ms_max = 0;
+  // Over TLS: connect to handshake done, each session.
+  LatencyHistogram handshake;
   FixPhase throughput;
   FixPhase latency_phase;
   LatencyHistogram latency;            // scheduled send -> first report
@@ -90,10 +95,13 @@ struct FixTargetResult {
 struct FixBenchResult {
   FixTargetResult gateway;  // an in-process ExchangeServer, simulated clock
   FixTargetResult bare;     // tests/bench/fix_bare_acceptor.h
+  FixTargetResult gateway_tls;  // --tls: the gateway over its TLS listener
   bool bare_first = true;
   bool dictionary = false;   // the bare acceptor validated with CFX-FIX44
   std::string load_average;  // /proc/loadavg at the start of the run
   double ratio() const;      // gateway / bare throughput; 0 if not run
+  // gateway_tls / gateway throughput; 0 if either did not run.
+  double tls_ratio() const;
 };
 
 // `run` counts from 0 and only picks the order of the targets.

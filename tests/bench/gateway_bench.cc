@@ -24,6 +24,7 @@
 #include "gateway/pb/frame.h"
 #include "gateway/pb/logon_signature.h"
 #include "gateway/server/exchange_server.h"
+#include "tests/bench/bench_tls.h"
 #include "tests/bench/loopback_bench.h"
 #include "tests/bench/scratch_dir.h"
 
@@ -273,6 +274,7 @@ Result<ServerConfig> MakeConfig(const GatewayBenchOptions& o,
 // a time.
 struct Connection {
   int fd = -1;
+  BenchStream stream;  // on fd: plaintext, or TLS for --tls
   uint32_t index = 0;
   FrameReader reader;
   std::string out;
@@ -300,7 +302,7 @@ struct Connection {
   bool WriteOut() {
     std::size_t done = 0;
     while (done < out.size()) {
-      const ssize_t n = write(fd, out.data() + done, out.size() - done);
+      const ssize_t n = stream.Write(out.data() + done, out.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         error = std::string("write: ") + std::strerror(errno);
@@ -315,7 +317,8 @@ struct Connection {
   // One read(); >0 bytes, 0 if nothing arrived before the socket's receive
   // timeout, -1 on error or close (error set).
   ssize_t ReadSome() {
-    const ssize_t n = read(fd, reader.WritableSpace(), reader.WritableSize());
+    const ssize_t n =
+        stream.Read(reader.WritableSpace(), reader.WritableSize());
     if (n > 0) {
       reader.Commit(static_cast<std::size_t>(n));
       return n;
@@ -384,12 +387,20 @@ void SetTimeout(int fd, int option, int64_t nanos) {
   setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
 }
 
-// Connects to 127.0.0.1:port and logs on as bench user `index`.
-Status ConnectAndLogon(uint16_t port, Connection& c) {
+// Connects to 127.0.0.1:port, with `tls` over TLS (the handshake's wall
+// time into `handshakes`), and logs on as bench user `index`.
+Status ConnectAndLogon(uint16_t port, const BenchTlsContext* tls,
+                       LatencyHistogram* handshakes, Connection& c) {
   CFX_RETURN_IF_ERROR(ConnectLoopback(port, &c.fd));
   SetTimeout(c.fd, SO_RCVTIMEO, 5 * kNanosPerSecond);
   // A server that stops reading fails the run instead of hanging it.
   SetTimeout(c.fd, SO_SNDTIMEO, 10 * kNanosPerSecond);
+  c.stream.Attach(c.fd);
+  if (tls != nullptr) {
+    const int64_t t0 = NowNanos();
+    CFX_RETURN_IF_ERROR(c.stream.StartTls(*tls));
+    handshakes->Record(static_cast<uint64_t>(NowNanos() - t0));
+  }
 
   const std::string key = BenchUser(c.index);
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -582,6 +593,44 @@ struct PhaseClock {
   uint64_t commands = 0;
 };
 
+// --tls: kHandshakes new connections one after the other, each closed once
+// its TLS handshake is done (no logon); their wall times go into
+// r->handshake, the gateway thread's CPU per handshake into
+// r->handshake_gateway_cpu_us.
+Status HandshakePhase(const GatewayBenchOptions& o, uint16_t port,
+                      const BenchTlsContext& tls, GatewayBenchResult* r) {
+  const uint32_t n = o.smoke ? 20 : kHandshakes;
+  Progress(o, "handshake phase: " + std::to_string(n) + " TLS handshakes");
+  const CpuSample before = SampleCpu();
+  const int64_t t0 = NowNanos();
+  for (uint32_t i = 0; i < n; ++i) {
+    int fd = -1;
+    CFX_RETURN_IF_ERROR(ConnectLoopback(port, &fd));
+    SetTimeout(fd, SO_RCVTIMEO, 5 * kNanosPerSecond);
+    Status handshake;
+    {
+      BenchStream stream;
+      stream.Attach(fd);
+      const int64_t start = NowNanos();
+      handshake = stream.StartTls(tls);
+      if (handshake.ok()) {
+        r->handshake.Record(static_cast<uint64_t>(NowNanos() - start));
+      }
+    }
+    close(fd);
+    CFX_RETURN_IF_ERROR(handshake);
+  }
+  const double seconds = static_cast<double>(NowNanos() - t0) * 1e-9;
+  const PhaseCpu cpu = DiffCpu(before, SampleCpu(), seconds, "cfx-");
+  for (const ThreadCpu& t : cpu.threads) {
+    if (t.name == "cfx-gateway") {
+      r->handshake_gateway_cpu_us = t.seconds * 1e6 / n;
+    }
+  }
+  r->handshake_process_cpu_us = cpu.process_seconds() * 1e6 / n;
+  return Status::Ok();
+}
+
 PhaseClock Sample(const ExchangeServer& server) {
   PhaseClock p;
   p.journal_writes = server.journal_writes();
@@ -615,25 +664,45 @@ Result<GatewayBenchResult> RunGatewayBench(const GatewayBenchOptions& o) {
   const uint32_t k = std::max<uint32_t>(1, o.connections);
   auto made = MakeConfig(o, k);
   if (!made.has_value()) return made.error();
-  const ServerConfig config = std::move(made).value();
+  ServerConfig config = std::move(made).value();
 
   auto scratch = ScratchDir::Create(o.dir, "cfx-bench-gateway");
   if (!scratch.has_value()) return scratch.error();
   const std::string& dir = scratch.value()->path();
 
-  const gateway::ServerOptions so = BenchServerOptions(dir + "/data");
+  gateway::ServerOptions so = BenchServerOptions(dir + "/data");
+  std::unique_ptr<BenchTlsContext> tls;
+  if (o.tls) {
+    std::filesystem::create_directories(dir + "/tls");
+    auto ca = EnableBenchTls(dir + "/tls", config);
+    if (!ca.has_value()) return ca.error();
+    auto context = BenchTlsContext::Create(ca.value());
+    if (!context.has_value()) return context.error();
+    tls = std::move(context).value();
+    so.protobuf_tls_port = 0;
+    so.fix_tls_port = 0;
+    so.https_port = 0;
+  }
+  r.tls = o.tls;
   auto started = ExchangeServer::Start(config, so);
   if (!started.has_value()) return started.error();
   ExchangeServer& server = *started.value();
+  const uint16_t port =
+      o.tls ? server.protobuf_tls_port() : server.protobuf_port();
 
   std::vector<std::unique_ptr<Connection>> conns;
   for (uint32_t i = 0; i < k; ++i) {
     conns.push_back(std::make_unique<Connection>());
     conns.back()->index = i;
-    CFX_RETURN_IF_ERROR(ConnectAndLogon(server.protobuf_port(), *conns.back()));
+    CFX_RETURN_IF_ERROR(
+        ConnectAndLogon(port, tls.get(), &r.handshake, *conns.back()));
   }
   Progress(o, std::to_string(k) + " connections logged on, port " +
-                  std::to_string(server.protobuf_port()) + ", data in " + dir);
+                  std::to_string(port) + (o.tls ? " (TLS)" : "") +
+                  ", data in " + dir);
+  if (tls != nullptr) {
+    CFX_RETURN_IF_ERROR(HandshakePhase(o, port, *tls, &r));
+  }
 
   const auto warm_ns = static_cast<int64_t>(o.warmup_seconds * 1e9);
   const auto measure_ns = static_cast<int64_t>(o.seconds * 1e9);
@@ -973,12 +1042,14 @@ void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& o,
   bool ok = true;
   for (const auto& r : runs) ok = ok && r.problems.empty();
   std::fprintf(out,
-               "{\"workload\":\"gateway\",\"connections\":%u,\"runs\":%zu,"
+               "{\"workload\":\"gateway\",\"transport\":\"%s\","
+               "\"connections\":%u,\"runs\":%zu,"
                "\"seconds\":%.3f,\"warmup_seconds\":%.3f,\"window\":%u,"
                "\"load_average\":\"%s\","
                "\"throughput_per_s\":%.0f,\"throughput_runs_per_s\":[",
-               o.connections, runs.size(), o.seconds, o.warmup_seconds,
-               o.window, runs.front().load_average.c_str(), MedianOf(tps));
+               t.tls ? "tls" : "plaintext", o.connections, runs.size(),
+               o.seconds, o.warmup_seconds, o.window,
+               runs.front().load_average.c_str(), MedianOf(tps));
   for (std::size_t i = 0; i < runs.size(); ++i) {
     std::fprintf(out, "%s%.0f", i == 0 ? "" : ",",
                  runs[i].throughput.orders_per_s);
@@ -1027,7 +1098,100 @@ void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& o,
   PrintCpuJson(out, t.throughput.cpu, t.throughput.orders);
   std::fprintf(out, ",\"latency\":");
   PrintCpuJson(out, l.latency_phase.cpu, l.latency_phase.orders);
-  std::fprintf(out, "},\"verified\":%s}\n", ok ? "true" : "false");
+  std::fprintf(out, "}");
+  if (t.tls) {
+    const LatencyHistogram& hs = t.handshake;
+    std::fprintf(out,
+                 ",\"handshake_ns\":{\"count\":%llu,\"p50\":%llu,"
+                 "\"p99\":%llu,\"max\":%llu},"
+                 "\"handshake_gateway_cpu_us\":%.1f,"
+                 "\"handshake_process_cpu_us\":%.1f",
+                 static_cast<unsigned long long>(hs.count()),
+                 static_cast<unsigned long long>(hs.Percentile(0.50)),
+                 static_cast<unsigned long long>(hs.Percentile(0.99)),
+                 static_cast<unsigned long long>(hs.max()),
+                 t.handshake_gateway_cpu_us, t.handshake_process_cpu_us);
+  }
+  std::fprintf(out, ",\"verified\":%s}\n", ok ? "true" : "false");
+}
+
+namespace {
+
+// Throughput over TLS / over plaintext: of the medians, and run by run.
+double TlsRatio(const std::vector<GatewayBenchResult>& plain,
+                const std::vector<GatewayBenchResult>& tls, std::size_t i) {
+  const double p = plain[i].throughput.orders_per_s;
+  return p > 0 ? tls[i].throughput.orders_per_s / p : 0;
+}
+
+double MedianTlsRatio(const std::vector<GatewayBenchResult>& plain,
+                      const std::vector<GatewayBenchResult>& tls) {
+  std::vector<double> p, t;
+  for (const auto& r : plain) p.push_back(r.throughput.orders_per_s);
+  for (const auto& r : tls) t.push_back(r.throughput.orders_per_s);
+  const double mp = MedianOf(p);
+  return mp > 0 ? MedianOf(t) / mp : 0;
+}
+
+}  // namespace
+
+void PrintGatewayTlsHuman(std::FILE* out, const GatewayBenchOptions& o,
+                          const std::vector<GatewayBenchResult>& plain,
+                          const std::vector<GatewayBenchResult>& tls) {
+  if (plain.empty() || plain.size() != tls.size()) return;
+  std::fprintf(out, "over plaintext (the protobuf port):\n");
+  PrintGatewayHuman(out, o, plain);
+  std::fprintf(out, "over TLS (the TLS protobuf port):\n");
+  PrintGatewayHuman(out, o, tls);
+  const double ratio = MedianTlsRatio(plain, tls);
+  std::string per_run;
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%s%.2f", i == 0 ? "" : ", ",
+                  TlsRatio(plain, tls, i));
+    per_run += buf;
+  }
+  const GatewayBenchResult& t = tls[MedianRun(tls, Throughput)];
+  const LatencyHistogram& hs = t.handshake;
+  std::fprintf(out,
+               "  TLS/plaintext  throughput %.2f (medians; run by run, each "
+               "pair in the same minute: %s);\n"
+               "                 issue #19 >= 0.8: %s\n"
+               "  handshake      p50 %.3f ms  p99 %.3f ms  max %.3f ms over "
+               "%llu handshakes (median run);\n"
+               "                 CPU per handshake: gateway thread %.0f us, "
+               "whole process %.0f us (client side included)\n",
+               ratio, per_run.c_str(), ratio >= 0.8 ? "met" : "NOT met",
+               Ms(hs.Percentile(0.50)), Ms(hs.Percentile(0.99)), Ms(hs.max()),
+               static_cast<unsigned long long>(hs.count()),
+               t.handshake_gateway_cpu_us, t.handshake_process_cpu_us);
+}
+
+void PrintGatewayTlsJson(std::FILE* out, const GatewayBenchOptions& o,
+                         const std::vector<GatewayBenchResult>& plain,
+                         const std::vector<GatewayBenchResult>& tls) {
+  if (plain.empty() || plain.size() != tls.size()) return;
+  const auto object = [&o](const std::vector<GatewayBenchResult>& runs) {
+    char* text = nullptr;
+    std::size_t size = 0;
+    std::FILE* f = open_memstream(&text, &size);
+    if (f == nullptr) return std::string("null");
+    PrintGatewayJson(f, o, runs);
+    std::fclose(f);
+    std::string s(text, size);
+    std::free(text);
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  };
+  std::fprintf(out,
+               "{\"workload\":\"gateway_tls\",\"runs\":%zu,"
+               "\"tls_ratio\":%.3f,\"tls_ratio_runs\":[",
+               plain.size(), MedianTlsRatio(plain, tls));
+  for (std::size_t i = 0; i < plain.size(); ++i) {
+    std::fprintf(out, "%s%.3f", i == 0 ? "" : ",", TlsRatio(plain, tls, i));
+  }
+  std::fprintf(out, "],\"plaintext\":%s,\"tls\":%s}\n",
+               object(plain).c_str(), object(tls).c_str());
 }
 
 }  // namespace cfx::bench

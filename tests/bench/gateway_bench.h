@@ -27,9 +27,16 @@ struct GatewayBenchOptions {
   uint64_t offered_rate = 20'000;
   // Parent of the temporary data directory. Default: $TMPDIR or /tmp.
   std::string dir;
+  // The connections speak TLS (the TLS protobuf listener, test
+  // certificates made for the run), and a handshake phase measures what a
+  // TLS handshake costs before the two phases.
+  bool tls = false;
   bool smoke = false;
   bool quiet = false;
 };
+
+// TLS handshakes of the handshake phase (smoke: 20).
+inline constexpr uint32_t kHandshakes = 200;
 
 // Figures of one phase.
 struct GatewayPhase {
@@ -68,6 +75,14 @@ struct GatewayBenchResult {
   uint64_t stp_cancels = 0;      // CANCELED reports received
   int64_t resting_at_end = 0;    // bench orders still on the book
   std::string load_average;      // /proc/loadavg at the start of the run
+  // --tls: connect to handshake done, wall time, every TLS handshake of the
+  // run (the logged-on connections' and the handshake phase's), and the
+  // CPU per handshake of the handshake phase: the gateway thread's, and the
+  // whole process's (the client's side included).
+  bool tls = false;
+  LatencyHistogram handshake;
+  double handshake_gateway_cpu_us = 0;
+  double handshake_process_cpu_us = 0;
   // Empty when every order was acknowledged and none was refused.
   std::vector<std::string> problems;
 };
@@ -79,5 +94,14 @@ void PrintGatewayHuman(std::FILE* out, const GatewayBenchOptions& options,
                        const std::vector<GatewayBenchResult>& runs);
 void PrintGatewayJson(std::FILE* out, const GatewayBenchOptions& options,
                       const std::vector<GatewayBenchResult>& runs);
+// Output of `cfx-bench gateway --tls`: run i of `plain` (plaintext) and run
+// i of `tls` ran one after the other, in alternating order; the figures of
+// each, the ratio of their throughputs and the TLS handshake's cost.
+void PrintGatewayTlsHuman(std::FILE* out, const GatewayBenchOptions& options,
+                          const std::vector<GatewayBenchResult>& plain,
+                          const std::vector<GatewayBenchResult>& tls);
+void PrintGatewayTlsJson(std::FILE* out, const GatewayBenchOptions& options,
+                         const std::vector<GatewayBenchResult>& plain,
+                         const std::vector<GatewayBenchResult>& tls);
 
 }  // namespace cfx::bench

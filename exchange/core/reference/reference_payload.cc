@@ -109,6 +109,13 @@ constexpr ReferenceKind KindOf() {
   if constexpr (std::is_same_v<T, AttestationSubmit>) {
     return ReferenceKind::kAttestationSubmit;
   }
+  if constexpr (std::is_same_v<T, UserAdd>) return ReferenceKind::kUserAdd;
+  if constexpr (std::is_same_v<T, UserSetEnabled>) {
+    return ReferenceKind::kUserSetEnabled;
+  }
+  if constexpr (std::is_same_v<T, UserSetPassword>) {
+    return ReferenceKind::kUserSetPassword;
+  }
 }
 
 void EncodeFields(const RatingSet& m, PayloadWriter& w) {
@@ -140,6 +147,25 @@ void EncodeFields(const AttestationSubmit& m, PayloadWriter& w) {
   w.Str(m.submitter);
   w.Str(m.canonical);
   w.Str(m.signature);
+}
+
+void EncodeFields(const UserAdd& m, PayloadWriter& w) {
+  w.Str(m.user.name);
+  w.Str(m.user.firm);
+  w.U8(m.user.role);
+  w.I64(static_cast<int64_t>(m.user.account));
+  w.Str(m.user.fix_sender_comp_id);
+  w.Str(m.user.password_hash);
+}
+
+void EncodeFields(const UserSetEnabled& m, PayloadWriter& w) {
+  w.Str(m.name);
+  w.U8(m.enabled ? 1 : 0);
+}
+
+void EncodeFields(const UserSetPassword& m, PayloadWriter& w) {
+  w.Str(m.name);
+  w.Str(m.password_hash);
 }
 
 RatingSet DecodeRatingSet(PayloadReader& r) {
@@ -184,6 +210,35 @@ AttestationSubmit DecodeAttestationSubmit(PayloadReader& r) {
   m.submitter = r.Str("submitter");
   m.canonical = r.Str("canonical");
   m.signature = r.Str("signature");
+  return m;
+}
+
+UserAdd DecodeUserAdd(PayloadReader& r) {
+  UserAdd m;
+  m.user.name = r.Str("name");
+  m.user.firm = r.Str("firm");
+  m.user.role = r.U8("role");
+  m.user.account = static_cast<uint64_t>(r.I64("account"));
+  m.user.fix_sender_comp_id = r.Str("fix_sender_comp_id");
+  m.user.password_hash = r.Str("password_hash");
+  return m;
+}
+
+UserSetEnabled DecodeUserSetEnabled(PayloadReader& r) {
+  UserSetEnabled m;
+  m.name = r.Str("name");
+  const uint8_t enabled = r.U8("enabled");
+  if (r.ok() && enabled > 1) {
+    r.Fail("enabled " + std::to_string(enabled) + " is not 0 or 1");
+  }
+  m.enabled = enabled == 1;
+  return m;
+}
+
+UserSetPassword DecodeUserSetPassword(PayloadReader& r) {
+  UserSetPassword m;
+  m.name = r.Str("name");
+  m.password_hash = r.Str("password_hash");
   return m;
 }
 
@@ -234,6 +289,15 @@ Result<ReferenceMessage> DecodeReferencePayload(std::string_view bytes) {
       break;
     case ReferenceKind::kAttestationSubmit:
       m = DecodeAttestationSubmit(r);
+      break;
+    case ReferenceKind::kUserAdd:
+      m = DecodeUserAdd(r);
+      break;
+    case ReferenceKind::kUserSetEnabled:
+      m = DecodeUserSetEnabled(r);
+      break;
+    case ReferenceKind::kUserSetPassword:
+      m = DecodeUserSetPassword(r);
       break;
     case ReferenceKind::kNone:
     default:

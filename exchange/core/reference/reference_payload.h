@@ -29,6 +29,9 @@ enum class ReferenceKind : uint8_t {
   kAttesterKeyRegister = 3,
   kAttesterKeyRevoke = 4,
   kAttestationSubmit = 5,
+  kUserAdd = 6,
+  kUserSetEnabled = 7,
+  kUserSetPassword = 8,
 };
 
 // Rating tiers, best first; numbers equal cfx.config.v1.RatingTier.
@@ -83,9 +86,49 @@ struct AttestationSubmit {
   std::string signature;  // 64 raw bytes
 };
 
+// A user of the exchange as the registry keeps it (docs/config.md,
+// "Users"): the config's users seed it, the admin's commands below change
+// it. Only what decides a logon and a session's identity is here: never a
+// plaintext password (a PBKDF2 hash, gateway/config/password.h). `role`
+// equals cfx.config.v1.Role; `account` is 0 for none.
+struct ReferenceUser {
+  std::string name;
+  std::string firm;
+  uint8_t role = 0;
+  uint64_t account = 0;
+  std::string fix_sender_comp_id;  // empty: no FIX access
+  std::string password_hash;       // empty: no password logon
+  bool enabled = true;  // not in UserAdd's payload: a user starts enabled
+  friend bool operator==(const ReferenceUser&, const ReferenceUser&) = default;
+};
+
+// Admin: adds a user (enabled).
+struct UserAdd {
+  ReferenceUser user;
+  friend bool operator==(const UserAdd&, const UserAdd&) = default;
+};
+
+// Admin: disables (its sessions are logged out, logons refused) or enables
+// a user.
+struct UserSetEnabled {
+  std::string name;
+  bool enabled = false;
+  friend bool operator==(const UserSetEnabled&,
+                         const UserSetEnabled&) = default;
+};
+
+// Admin: replaces a user's password hash (the gateway hashed the password).
+struct UserSetPassword {
+  std::string name;
+  std::string password_hash;
+  friend bool operator==(const UserSetPassword&,
+                         const UserSetPassword&) = default;
+};
+
 using ReferenceMessage =
     std::variant<RatingSet, RatingRevoke, AttesterKeyRegister,
-                 AttesterKeyRevoke, AttestationSubmit>;
+                 AttesterKeyRevoke, AttestationSubmit, UserAdd,
+                 UserSetEnabled, UserSetPassword>;
 
 // Returns the payload, or "" (which never decodes) when `m` cannot be
 // encoded: a string longer than the u16 length allows (65,535 bytes) or a

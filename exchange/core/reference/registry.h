@@ -39,6 +39,10 @@ struct ReferenceConfig {
   std::vector<ReferenceGrade> grades;  // at most kMaxGrades
   // Firms that may be rated and may submit attestations.
   std::vector<ReferenceProvider> providers;
+  // The users a new exchange starts with (the config's); the journal's
+  // admin commands change them, and a snapshot holds them as they are.
+  // Names are distinct.
+  std::vector<ReferenceUser> users;
 };
 
 inline constexpr uint32_t kMaxGrades = 8;
@@ -155,6 +159,10 @@ class Registry {
   // The key's public key and attester; false if unknown. *revoked tells.
   bool key(std::string_view key_id, std::string* public_key,
            std::string* attester, bool* revoked) const;
+  // Every user, in name order.
+  std::vector<ReferenceUser> users() const;
+  // The user named `name`, or nullptr. Valid until the next change.
+  const ReferenceUser* user(std::string_view name) const;
 
   // Canonical hash of the whole state, the latest time seen included
   // (StateHasher; strings as their length, then 8-byte little-endian

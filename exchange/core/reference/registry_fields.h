@@ -40,6 +40,14 @@ enum class RegistryField : uint8_t {
   kAttestationCanonical,
   kAttestationSignature,
   kAttestationAcceptedAt,
+  kUserCount,
+  kUserName,
+  kUserFirm,
+  kUserRole,
+  kUserAccount,
+  kUserFixCompId,
+  kUserPasswordHash,
+  kUserEnabled,
   kRowStatus,  // the rows: hashed, not saved (Load() recomputes them)
   kRowNodes,
   kRowMilliTokens,
@@ -78,7 +86,8 @@ struct FieldCount {
 // Order: now, next_change, grade count; the providers in account order,
 // each with its account, firm and ratings (acceptance order); the keys in
 // id order; the attestations in acceptance order (provider account,
-// canonical bytes, signature, accepted_at); the rows in (account, grade)
+// canonical bytes, signature, accepted_at); the users in name order (name,
+// firm, role, account, FIX SenderCompID, password hash, enabled); the rows in (account, grade)
 // order.
 template <typename Visitor>
 void VisitRegistryFields(const RegistryState& s, Visitor&& v) {
@@ -117,6 +126,16 @@ void VisitRegistryFields(const RegistryState& s, Visitor&& v) {
     v(F::kAttestationCanonical, std::string_view(r.canonical));
     v(F::kAttestationSignature, std::string_view(r.signature));
     v(F::kAttestationAcceptedAt, r.accepted_at.nanos);
+  }
+  v(F::kUserCount, count(s.users.size()));
+  for (const auto& [name, u] : s.users) {
+    v(F::kUserName, std::string_view(name));
+    v(F::kUserFirm, std::string_view(u.firm));
+    v(F::kUserRole, u.role);
+    v(F::kUserAccount, static_cast<int64_t>(u.account));
+    v(F::kUserFixCompId, std::string_view(u.fix_sender_comp_id));
+    v(F::kUserPasswordHash, std::string_view(u.password_hash));
+    v(F::kUserEnabled, u.enabled);
   }
   for (uint32_t pi : s.by_account) {
     for (const EligibilityRow& row : s.providers[pi].rows) {

@@ -28,7 +28,10 @@ using internal::ValidName;
 namespace {
 
 // Registry::Save() format version (the u32 in front of everything).
-constexpr uint32_t kSnapshotVersion = 1;
+// 2: the users. Format 1 (without them) still loads: the users are then
+// the config's, as before the first user command.
+constexpr uint32_t kSnapshotVersion = 2;
+constexpr uint32_t kSnapshotVersionWithoutUsers = 1;
 
 // Feeds a string as its length, then its bytes in 8-byte little-endian
 // chunks (the last one zero-padded).
@@ -78,6 +81,9 @@ uint64_t HashRegistry(const RegistryState& s) {
 //     str key id, str public key (32 bytes), str attester, u8 revoked
 //   u32 attestation count, then per attestation in acceptance order:
 //     str canonical encoding, str signature (64 bytes), i64 accepted_at
+//   u32 user count, then per user in name order (bytewise ascending):
+//     str name, str firm, u8 role (1..6), i64 account, str FIX
+//     SenderCompID, str password hash, u8 enabled
 //
 // The rows and next_change are not stored: they are recomputed at `now`,
 // which reproduces them exactly (rows always equal the eligibility at the
@@ -319,6 +325,40 @@ void LoadAttestations(SnapshotReader& r, RegistryState& s) {
   }
 }
 
+// Reads the users into `s`, replacing the config's: from the first
+// snapshot on, the journal is the truth.
+void LoadUsers(SnapshotReader& r, RegistryState& s) {
+  s.users.clear();
+  // 4 strings, role, account, enabled.
+  const uint32_t count = r.Count("user count", 4 * 4 + 1 + 8 + 1);
+  for (uint32_t k = 0; r.ok() && k < count; ++k) {
+    const std::size_t at = r.position();
+    ReferenceUser u;
+    u.name = r.Str("user name");
+    u.firm = r.Str("user firm");
+    u.role = r.Get<uint8_t>("user role");
+    u.account = static_cast<uint64_t>(r.Get<int64_t>("user account"));
+    u.fix_sender_comp_id = r.Str("user FIX SenderCompID");
+    u.password_hash = r.Str("user password hash");
+    u.enabled = r.Bool("user enabled");
+    if (!r.ok()) break;
+    const std::string which = "user " + std::to_string(k);
+    UserAdd add{u};
+    add.user.enabled = true;
+    const RejectCode valid = s.Check(add, s.now);
+    if (!s.users.empty() && !(s.users.rbegin()->first < u.name)) {
+      r.FailAt(at, which + ": names not strictly ascending");
+    } else if (valid == RejectCode::kInvalidUser) {
+      r.FailAt(at, which + ": bad field");
+    } else if (valid != RejectCode::kNone) {
+      r.FailAt(at, which + ": FIX SenderCompID used twice");
+    } else {
+      std::string name = u.name;
+      s.users.emplace_hint(s.users.end(), std::move(name), std::move(u));
+    }
+  }
+}
+
 }  // namespace
 
 Status Registry::Load(std::string_view* in) {
@@ -330,7 +370,7 @@ Status Registry::Load(std::string_view* in) {
     return DataLossError("registry snapshot: truncated header (" +
                          std::to_string(in->size()) + " bytes)");
   }
-  if (version != kSnapshotVersion) {
+  if (version != kSnapshotVersion && version != kSnapshotVersionWithoutUsers) {
     return DataLossError("registry snapshot: unsupported format version " +
                          std::to_string(version));
   }
@@ -346,6 +386,7 @@ Status Registry::Load(std::string_view* in) {
   LoadProviders(r, *s);
   LoadKeys(r, *s);
   LoadAttestations(r, *s);
+  if (version != kSnapshotVersionWithoutUsers) LoadUsers(r, *s);
 
   if (r.ok() && r.remaining() != 0) {
     r.Fail(std::to_string(r.remaining()) + " trailing bytes");

@@ -59,6 +59,7 @@ RegistryState::RegistryState(const ReferenceConfig& c) : config(c) {
             [this](uint32_t a, uint32_t b) {
               return config.providers[a].account < config.providers[b].account;
             });
+  for (const ReferenceUser& u : config.users) users.emplace(u.name, u);
 }
 
 bool RegistryState::OfGrade(const Attestation& a,

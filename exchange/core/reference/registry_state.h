@@ -72,6 +72,8 @@ struct RegistryState {
   std::vector<AttestationRecord> attestations;  // acceptance order
   std::set<std::string, std::less<>> nonces;
   std::set<std::string, std::less<>> attestation_ids;
+  // Users by name (registry_users.cc).
+  std::map<std::string, ReferenceUser, std::less<>> users;
   // The latest time seen by Apply() (accepted) or AdvanceTime(). Rows are
   // the eligibility at `now`; invariant: next_change is 0 or after `now`.
   Timestamp now;
@@ -119,6 +121,15 @@ struct RegistryState {
   RejectCode Check(const AttesterKeyRevoke& m, Timestamp t) const;
   void Commit(const AttesterKeyRevoke& m, Timestamp t,
               std::vector<bool>& affected);
+  RejectCode Check(const UserAdd& m, Timestamp t) const;
+  void Commit(UserAdd m, Timestamp t, std::vector<bool>& affected);
+  RejectCode Check(const UserSetEnabled& m, Timestamp t) const;
+  void Commit(const UserSetEnabled& m, Timestamp t,
+              std::vector<bool>& affected);
+  RejectCode Check(const UserSetPassword& m, Timestamp t) const;
+  void Commit(UserSetPassword m, Timestamp t, std::vector<bool>& affected);
+  // Whether another user than `name` has FIX SenderCompID `comp_id`.
+  bool CompIdTaken(std::string_view comp_id, std::string_view name) const;
   // AttestationSubmit is checked on its parsed attestation.
   RejectCode CheckAttestation(const AttestationSubmit& m, const Attestation& a,
                               Timestamp t) const;

@@ -1,7 +1,10 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "gateway/tools/cli/connection.h"
 
@@ -21,8 +24,8 @@ void AddOrderCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
 void AddMarketDataCommands(CLI::App& app,
                            const std::shared_ptr<GlobalOptions>& g,
                            int* exit_code);
-// admin clock [show | advance | set], admin hash-password
-// (admin_commands.cc).
+// admin clock [show | advance | set], admin hash-password, admin user add |
+// disable | enable | set-password | list (admin_commands.cc).
 void AddAdminCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
                       int* exit_code);
 // rating set | revoke | show (reference_commands.cc).
@@ -44,5 +47,12 @@ void AddClearingCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
 // spot report-failure (reference_commands.cc).
 void AddSpotCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
                      int* exit_code);
+
+// Sends `e` (one request the exchange answers with a ReferenceAck) and
+// waits for its ack; `done(ack)` prints the accepted answer, a refusal
+// prints its reason and returns kExitRejected (reference_commands.cc).
+int RunReference(const GlobalOptions& g, const std::string& subject,
+                 const wire::v1::Envelope& e, uint64_t request_id,
+                 const std::function<void(const wire::v1::ReferenceAck&)>& done);
 
 }  // namespace cfx::gateway::cli

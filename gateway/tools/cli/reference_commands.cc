@@ -39,8 +39,8 @@ void PrintStanding(
   }
 }
 
-// Sends `e` (one reference-data request) and waits for its ReferenceAck.
-// `done(ack)` prints the accepted answer.
+}  // namespace
+
 int RunReference(const GlobalOptions& g, const std::string& subject,
                  const w::Envelope& e, uint64_t request_id,
                  const std::function<void(const w::ReferenceAck&)>& done) {
@@ -64,6 +64,8 @@ int RunReference(const GlobalOptions& g, const std::string& subject,
         return kExitOk;
       });
 }
+
+namespace {
 
 struct RatingArgs {
   std::string operator_firm;

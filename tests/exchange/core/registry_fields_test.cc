@@ -19,8 +19,8 @@ namespace {
 
 using F = RegistryField;
 
-// A state with one of everything: two providers, a rating, a key and an
-// attestation, so that the walk reaches every field.
+// A state with one of everything: two providers, a rating, a key, an
+// attestation and a user, so that the walk reaches every field.
 RegistryState Populated() {
   ReferenceConfig c;
   c.grades = DesignGrades();
@@ -44,6 +44,9 @@ RegistryState Populated() {
   a.provider = 1;
   s.attestations.push_back(a);
   s.providers[1].rows[0] = EligibilityRow{Eligibility::kEligible, 3, 1'500};
+  s.users["trader-a"] = ReferenceUser{"trader-a", "FIRM-A", 1,     4,
+                                      "TRADER_A", "pbkdf2-sha256$1$00$00",
+                                      true};
   return s;
 }
 
@@ -142,6 +145,32 @@ std::vector<Change> Changes() {
        [](RegistryState& s) { s.attestations[0].signature[0] = 't'; }},
       {F::kAttestationAcceptedAt,
        [](RegistryState& s) { s.attestations[0].accepted_at.nanos += 1; }},
+      {F::kUserCount,
+       [](RegistryState& s) {
+         ReferenceUser u = s.users.begin()->second;
+         u.name = "trader-z";
+         u.fix_sender_comp_id.clear();
+         s.users[u.name] = u;
+       }},
+      {F::kUserName,
+       [](RegistryState& s) {
+         ReferenceUser u = s.users.begin()->second;
+         s.users.clear();
+         s.users["trader-b"] = u;
+       }},
+      {F::kUserFirm,
+       [](RegistryState& s) { s.users.begin()->second.firm += "X"; }},
+      {F::kUserRole, [](RegistryState& s) { s.users.begin()->second.role = 2; }},
+      {F::kUserAccount,
+       [](RegistryState& s) { s.users.begin()->second.account = 7; }},
+      {F::kUserFixCompId,
+       [](RegistryState& s) {
+         s.users.begin()->second.fix_sender_comp_id += "X";
+       }},
+      {F::kUserPasswordHash,
+       [](RegistryState& s) { s.users.begin()->second.password_hash += "0"; }},
+      {F::kUserEnabled,
+       [](RegistryState& s) { s.users.begin()->second.enabled = false; }},
       {F::kRowStatus,
        [](RegistryState& s) {
          s.providers[1].rows[0].status = Eligibility::kNoRating;

@@ -1040,7 +1040,7 @@ TEST_F(RegistryScriptTest, LoadSurvivesRandomBytes) {
 
 TEST_F(RegistryTest, LoadRejectsAnotherVersion) {
   std::string snap = SaveOf(reg_);
-  snap[0] = 2;
+  snap[0] = 3;
   std::string_view in = snap;
   const Status st = reg_.Load(&in);
   EXPECT_EQ(st.code(), StatusCode::kDataLoss);
@@ -1092,6 +1092,110 @@ TEST_F(RegistryTest, SaveLoadRoundTripKeepsHashAndBytes) {
   EXPECT_EQ(r.next_change(), reg_.next_change());
   EXPECT_EQ(r.attestations("PROV-A").size(), 1u);
   EXPECT_TRUE(r.key(kKey1, nullptr, nullptr, nullptr));
+}
+
+}  // namespace
+}  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+// The users (registry_users.cc): seeded from the config, changed only by
+// valid commands, kept by a snapshot.
+class RegistryUsersTest : public ::testing::Test {
+ protected:
+  static ReferenceConfig WithUsers() {
+    ReferenceConfig c = DefaultConfig();
+    c.users = {ReferenceUser{"trader-a", "FIRM-A", 1, 4, "TRADER_A",
+                             "pbkdf2-sha256$1$00$00", true}};
+    return c;
+  }
+  static UserAdd Add(std::string name, std::string comp_id) {
+    return UserAdd{ReferenceUser{std::move(name), "FIRM-A", 1, 4,
+                                 std::move(comp_id), "pbkdf2-sha256$1$00$01",
+                                 true}};
+  }
+  RejectCode Apply(const ReferenceMessage& m) {
+    return reg_.Apply(EncodeReferencePayload(m), kT0, nullptr);
+  }
+
+  Registry reg_{WithUsers()};
+};
+
+TEST_F(RegistryUsersTest, TheConfigSeedsTheUsers) {
+  const ReferenceUser* u = reg_.user("trader-a");
+  ASSERT_NE(u, nullptr);
+  EXPECT_TRUE(u->enabled);
+  EXPECT_EQ(u->fix_sender_comp_id, "TRADER_A");
+}
+
+TEST_F(RegistryUsersTest, ValidCommandsChangeTheUsers) {
+  ASSERT_EQ(Apply(Add("trader-z", "TRADER_Z")), RejectCode::kNone);
+  ASSERT_EQ(Apply(UserSetEnabled{"trader-a", false}), RejectCode::kNone);
+  ASSERT_EQ(Apply(UserSetPassword{"trader-a", "pbkdf2-sha256$1$00$02"}),
+            RejectCode::kNone);
+  EXPECT_NE(reg_.user("trader-z"), nullptr);
+  EXPECT_FALSE(reg_.user("trader-a")->enabled);
+  EXPECT_EQ(reg_.user("trader-a")->password_hash, "pbkdf2-sha256$1$00$02");
+  EXPECT_EQ(reg_.users().size(), 2u);
+}
+
+TEST_F(RegistryUsersTest, BadCommandsAreRejectedAndChangeNothing) {
+  const uint64_t hash = reg_.Hash();
+  EXPECT_EQ(Apply(Add("trader-a", "TRADER_Z")), RejectCode::kDuplicateUser);
+  EXPECT_EQ(Apply(Add("trader-z", "TRADER_A")), RejectCode::kDuplicateUser);
+  EXPECT_EQ(Apply(Add("has space", "")), RejectCode::kInvalidUser);
+  UserAdd no_role = Add("trader-z", "");
+  no_role.user.role = 0;
+  EXPECT_EQ(Apply(no_role), RejectCode::kInvalidUser);
+  UserAdd plain = Add("trader-z", "");
+  plain.user.password_hash = "plaintext";
+  EXPECT_EQ(Apply(plain), RejectCode::kInvalidUser);
+  EXPECT_EQ(Apply(UserSetEnabled{"nobody", false}), RejectCode::kUnknownUser);
+  EXPECT_EQ(Apply(UserSetPassword{"nobody", "pbkdf2-sha256$1$00$02"}),
+            RejectCode::kUnknownUser);
+  EXPECT_EQ(Apply(UserSetPassword{"trader-a", ""}), RejectCode::kInvalidUser);
+  EXPECT_EQ(reg_.Hash(), hash);
+}
+
+// Format 1, written before the users: it loads, and the users are the
+// config's.
+TEST_F(RegistryUsersTest, AFormatOneSnapshotLoadsWithTheConfigsUsers) {
+  Registry empty(DefaultConfig());
+  std::string snap = SaveOf(empty);
+  snap.resize(snap.size() - 4);  // the user count (0) at the end
+  snap[0] = 1;
+  uint32_t length = 0;  // the body's, little-endian
+  for (int i = 0; i < 4; ++i) {
+    length |= static_cast<uint32_t>(static_cast<uint8_t>(snap[4 + i]))
+              << (8 * i);
+  }
+  length -= 4;
+  for (int i = 0; i < 4; ++i) {
+    snap[4 + i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  }
+  std::string_view in = snap;
+  const Status st = reg_.Load(&in);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(in.empty());
+  EXPECT_NE(reg_.user("trader-a"), nullptr);
+}
+
+TEST_F(RegistryUsersTest, ASnapshotKeepsTheUsersOverTheConfigs) {
+  ASSERT_EQ(Apply(Add("trader-z", "TRADER_Z")), RejectCode::kNone);
+  ASSERT_EQ(Apply(UserSetEnabled{"trader-a", false}), RejectCode::kNone);
+  const std::string snap = SaveOf(reg_);
+  // Loaded into a registry whose config has other users: the snapshot's
+  // users replace them.
+  ReferenceConfig other = WithUsers();
+  other.users.push_back(ReferenceUser{"trader-y", "FIRM-A", 1, 4, "", "", true});
+  Registry loaded(other);
+  std::string_view in = snap;
+  ASSERT_TRUE(loaded.Load(&in).ok());
+  EXPECT_EQ(loaded.Hash(), reg_.Hash());
+  EXPECT_EQ(loaded.user("trader-y"), nullptr);
+  ASSERT_NE(loaded.user("trader-z"), nullptr);
+  EXPECT_FALSE(loaded.user("trader-a")->enabled);
 }
 
 }  // namespace

@@ -217,6 +217,58 @@ TEST(ServiceFeedTest, AFullRingHoldsEventsBackAndLosesNone) {
             sync.feed->settlement().last_applied_seq());
 }
 
+TEST(ServiceFeedTest, OnlyTheEventsTheServicesUseAreHandedOver) {
+  const std::vector<Event> used = TradingDays(2);
+  // The same days with the order events around each: an order accepted
+  // before it and a cancel and a replace after it, of the same command
+  // (seq). Neither service applies those.
+  std::vector<Event> mixed;
+  for (const Event& e : used) {
+    Event accepted;
+    accepted.type = EventType::kOrderAccepted;
+    accepted.seq = e.seq;
+    accepted.ts = e.ts;
+    accepted.instrument = exchange::InstrumentId{1};
+    accepted.order_id = exchange::OrderId{e.seq.value};
+    mixed.push_back(accepted);
+    mixed.push_back(e);
+    for (const EventType t :
+         {EventType::kCancelAccepted, EventType::kOrderReplaced}) {
+      Event other = accepted;
+      other.type = t;
+      mixed.push_back(other);
+    }
+  }
+  Harness sync;
+  for (const Event& e : used) {
+    sync.feed->OnEvent(e);
+    sync.Turn();
+  }
+  std::atomic<uint64_t> applied{0};
+  std::atomic<bool> only_used{true};
+  ServiceFeedOptions options;
+  options.before_apply = [&](const Event& e) {
+    ++applied;
+    if (!index::IndexService::Uses(e.type) &&
+        !settlement::SettlementService::Uses(e.type)) {
+      only_used = false;
+    }
+  };
+  Harness threaded(std::move(options));
+  threaded.feed->Start();
+  threaded.HandOver(mixed);
+  ASSERT_TRUE(threaded.CaughtUp());
+  EXPECT_EQ(threaded.feed->handed(), used.size());
+  EXPECT_EQ(applied.load(), used.size());
+  EXPECT_TRUE(only_used.load());
+  EXPECT_FALSE(sync.prints.empty());
+  EXPECT_EQ(threaded.prints, sync.prints);
+  EXPECT_EQ(threaded.commands, sync.commands);
+  EXPECT_EQ(threaded.feed->index().last_applied_seq(),
+            sync.feed->index().last_applied_seq());
+  threaded.feed->Stop();
+}
+
 TEST(ServiceFeedTest, AReadHandedOverAfterAnEventSeesIt) {
   Harness h;
   h.feed->Start();

@@ -3,7 +3,8 @@
 # demo identities, data dir permissions); connection_slots_test.cc floods
 # every port with idle connections; tls_test.cc runs every listener over TLS. server_fixture.cc
 # holds the helpers the gateway/pb tests share. spot_listing_test.cc also
-# drives a FIX client (tests/gateway/fix/fix_test_client.h).
+# drives a FIX client (tests/gateway/fix/fix_test_client.h), as does
+# user_admin_test.cc (the admin's user commands).
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/connection_slots_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
@@ -17,7 +18,8 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc
   ${CMAKE_CURRENT_LIST_DIR}/service_feed_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/spot_listing_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/tls_test.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/tls_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/user_admin_test.cc)
 list(APPEND GATEWAY_TEST_LIBS
   cfx::gateway_server cfx::gateway_client cfx::gateway_pb cfx::index)
 
