@@ -417,10 +417,11 @@ class CliEndToEndTest : public ::testing::Test {
 
   uint16_t port() const { return server_.port(); }
 
-  // The connection flags for `user` (a demo user) on the test server.
+  // The connection flags for `user` (a demo user, signing with its
+  // published key) on the test server.
   std::vector<std::string> As(const std::string& user) const {
-    return {"--host",    "127.0.0.1", "--port",   std::to_string(port()),
-            "--api-key", user,        "--secret", "demo-" + user};
+    return {"--host", "127.0.0.1", "--port", std::to_string(port()),
+            "--api-key", user};
   }
 
   // Runs `cfx <args...>` to its end (bounded by kWait).
@@ -564,7 +565,7 @@ TEST_F(CliEndToEndTest, InstrumentsListsTheFrontFutureWithACentTick) {
 TEST_F(CliEndToEndTest, GradesListsStandardAndPremiumWithCredentialsFromEnv) {
   const std::vector<std::string> env = {
       "CFX_HOST=127.0.0.1", "CFX_PORT=" + std::to_string(port()),
-      "CFX_API_KEY=trader-a", "CFX_API_SECRET=demo-trader-a"};
+      "CFX_API_KEY=trader-a"};
   const ToolResult r = Run({"grades"}, env);
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_EQ(r.err, "");
@@ -905,7 +906,7 @@ TEST_F(CliEndToEndTest, NoServerOnThePortExitsThree) {
 
   const ToolResult r =
       Run({"--host", "127.0.0.1", "--port", closed_port, "--api-key",
-           "trader-a", "--secret", "demo-trader-a", "instruments"});
+           "trader-a", "instruments"});
   ::close(fd);
   EXPECT_EQ(r.exit_code, 3) << r;
   ASSERT_EQ(Lines(r.err).size(), 1u) << r;
