@@ -840,6 +840,38 @@ TEST(ServerConfigErrors, ShortApiSecret) {
             "ed25519 key)");
 }
 
+TEST(ServerConfigErrors, Ed25519PublicKeyThatIsNotBase64) {
+  const std::string e = ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")",
+                                     R"(public_key: "not*base64!")"));
+  EXPECT_EQ(e.rfind("t.textproto:28: users[0].api_keys[0].public_key: API key "
+                    "\"k1\" of user \"u1\": public_key is not base64 (",
+                    0),
+            0u)
+      << e;
+}
+
+TEST(ServerConfigErrors, Ed25519PublicKeyOfTheWrongLength) {
+  // 16 bytes, well-formed base64.
+  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")",
+                         R"(public_key: "AAAAAAAAAAAAAAAAAAAAAA==")")),
+            "t.textproto:28: users[0].api_keys[0].public_key: API key \"k1\" "
+            "of user \"u1\": public_key is 16 bytes; an Ed25519 public key is "
+            "32");
+}
+
+TEST(ServerConfig, Ed25519PublicKeyOfThirtyTwoBytesLoads) {
+  Result<ServerConfig> c = ParseServerConfig(
+      With(R"(secret: "secret-1-random-0123456789abcdef")",
+           R"(public_key: "JKFNeQaTnESD/pW2ASGFow9iNgC/ghAxnyyHP6tEufI=")"),
+      "t.textproto");
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  const ApiKey* key = nullptr;
+  ASSERT_NE(c.value().FindUserByApiKey("k1", &key), nullptr);
+  ASSERT_NE(key, nullptr);
+  EXPECT_EQ(key->kind, ApiKeyKind::kEd25519);
+  EXPECT_EQ(key->public_key.size(), 32u);
+}
+
 TEST(ServerConfigErrors, ApiKeyWithoutId) {
   EXPECT_EQ(ErrorOf(With(R"(id: "k1" )", "")),
             "t.textproto:28: users[0].api_keys[0].id: id is required");

@@ -44,6 +44,20 @@ TEST_F(PbLogonTest, WrongSecretFailsAuthentication) {
             w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED);
 }
 
+TEST_F(PbLogonTest, Ed25519SignatureByTheUsersKeyIsAccepted) {
+  auto c = LogOn(server_.port(), DemoLogon("trader-a"));
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+}
+
+TEST_F(PbLogonTest, HmacSignatureAgainstAnEd25519KeyFailsAuthentication) {
+  // A well-formed 32-byte HMAC signature; trader-a's key is ed25519.
+  client::LogonParams p = DemoLogon("trader-a");
+  p.private_key.clear();
+  p.secret = "an-hmac-secret-of-more-than-32-bytes-0123456789";
+  EXPECT_EQ(RejectOf(LogonMessage(p)).reason(),
+            w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED);
+}
+
 TEST_F(PbLogonTest, UnknownApiKeyGetsTheSameAnswerAsAWrongSecret) {
   client::LogonParams wrong_secret = DemoLogon("trader-a");
   wrong_secret.private_key = DemoPrivateKey("trader-z");

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "gateway/crypto/ed25519.h"
 #include "tests/gateway/server/server_fixture.h"
 
 #ifndef CFX_TOOL
@@ -889,6 +891,64 @@ TEST_F(CliEndToEndTest, WrongSecretFailsTheLogonWithExitThree) {
       r, 3,
       "cfx: logon rejected: AUTHENTICATION_FAILED: authentication failed");
   EXPECT_EQ(r.out, "");
+}
+
+// A server of its own: trader-a's API key is replaced by one that
+// `cfx keygen` makes in the test.
+class CliKeygenEndToEndTest : public CliEndToEndTest {
+ protected:
+  void SetUp() override {}
+};
+
+TEST_F(CliKeygenEndToEndTest, KeygenWritesAKeyPairThatLogsOnWithKey) {
+  cfx::testing::TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty()) << "mkdtemp failed";
+  const std::string prefix = tmp.Sub("desk-1");
+  const ToolResult made = Run({"keygen", "--out", prefix});
+  ASSERT_EQ(made.exit_code, 0) << made;
+  EXPECT_NE(made.out.find("api_keys { id: \"desk-1\" kind: KIND_ED25519 "
+                          "public_key: \""),
+            std::string::npos)
+      << made;
+  struct stat st {};
+  ASSERT_EQ(::stat((prefix + ".key").c_str(), &st), 0) << std::strerror(errno);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  Result<std::string> pub = crypto::ReadPublicKeyFile(prefix + ".pub");
+  ASSERT_TRUE(pub.has_value()) << pub.error().ToString();
+
+  ServerConfig config = server_test::DemoConfig();
+  for (UserConfig& u : config.users) {
+    if (u.name == "trader-a") u.api_keys = {ApiKey::Ed25519("desk-1", pub.value())};
+  }
+  config.RebuildIndex();
+  TestServer server(config);
+  const Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.ToString();
+  const std::vector<std::string> conn = {
+      "--host", "127.0.0.1", "--port", std::to_string(server.port()),
+      "--api-key", "desk-1"};
+
+  std::vector<std::string> with_key = conn;
+  with_key.insert(with_key.end(), {"--key", prefix + ".key", "instruments"});
+  const ToolResult ok = Run(with_key);
+  EXPECT_EQ(ok.exit_code, 0) << ok;
+  EXPECT_EQ(ok.err, "");
+
+  // The key file from the environment works as --key does.
+  std::vector<std::string> from_env = conn;
+  from_env.push_back("instruments");
+  const ToolResult env =
+      Run(from_env, {"CFX_API_KEY_FILE=" + prefix + ".key"});
+  EXPECT_EQ(env.exit_code, 0) << env;
+
+  // A key pair of another keygen run signs for desk-1: refused.
+  std::vector<std::string> wrong = conn;
+  const std::string other = tmp.Sub("other");
+  ASSERT_EQ(Run({"keygen", "--out", other}).exit_code, 0);
+  wrong.insert(wrong.end(), {"--key", other + ".key", "instruments"});
+  ExpectOneErrorLine(
+      Run(wrong), 3,
+      "cfx: logon rejected: AUTHENTICATION_FAILED: authentication failed");
 }
 
 TEST_F(CliEndToEndTest, NoServerOnThePortExitsThree) {
