@@ -3,6 +3,8 @@
 
 #include "gateway/config/config_builder.h"
 #include "gateway/config/password.h"
+#include "gateway/crypto/base64.h"
+#include "gateway/crypto/ed25519.h"
 
 namespace cfx::gateway::config_internal {
 
@@ -203,18 +205,76 @@ Status Builder::BuildUsers() {
                                          " (also user " + Quote(it->second) +
                                          ")");
       }
-      if (key.secret().size() < kMinApiSecretBytes) {
-        return Error(kp.Field("secret"),
-                     key.secret().empty()
-                         ? std::string("secret is required")
-                         : "secret must be at least " +
-                               std::to_string(kMinApiSecretBytes) + " bytes");
-      }
-      user.api_keys.push_back(ApiKey{key.id(), key.secret()});
+      Result<ApiKey> built = BuildApiKey(kp, u, key);
+      if (!built.has_value()) return built.error();
+      user.api_keys.push_back(std::move(built).value());
     }
     out_.users.push_back(std::move(user));
   }
   return Status::Ok();
+}
+
+Result<ApiKey> Builder::BuildApiKey(const FieldPath& kp, const pb::User& u,
+                                    const pb::ApiKey& key) const {
+  const std::string whose =
+      "API key " + Quote(key.id()) + " of user " + Quote(u.name()) + ": ";
+  pb::ApiKey::Kind kind = key.kind();
+  if (kind == pb::ApiKey::KIND_UNSPECIFIED) {
+    kind = key.public_key().empty() ? pb::ApiKey::KIND_HMAC_SHA256
+                                    : pb::ApiKey::KIND_ED25519;
+  }
+  if (kind == pb::ApiKey::KIND_ED25519) {
+    if (!key.secret().empty()) {
+      return Error(kp.Field("secret"),
+                   whose + "an ed25519 key has no secret (the exchange "
+                           "holds only its public_key)");
+    }
+    if (key.public_key().empty()) {
+      return Error(kp.Field("public_key"),
+                   whose + "public_key is required (base64 of the 32-byte "
+                           "Ed25519 public key, as `cfx keygen` prints it)");
+    }
+    Result<std::string> raw = crypto::Base64DecodeStrict(key.public_key());
+    if (!raw.has_value()) {
+      return Error(kp.Field("public_key"),
+                   whose + "public_key is not base64 (" +
+                       raw.error().message() + ")");
+    }
+    if (raw.value().size() != crypto::kEd25519PublicKeyBytes) {
+      return Error(kp.Field("public_key"),
+                   whose + "public_key is " +
+                       std::to_string(raw.value().size()) +
+                       " bytes; an Ed25519 public key is 32");
+    }
+    return ApiKey::Ed25519(key.id(), std::move(raw).value());
+  }
+  if (kind != pb::ApiKey::KIND_HMAC_SHA256) {
+    return Error(kp.Field("kind"),
+                 whose + "unknown kind " + std::to_string(key.kind()));
+  }
+  if (!key.public_key().empty()) {
+    return Error(kp.Field("public_key"),
+                 whose + "an hmac-sha256 key has a secret, no public_key");
+  }
+  if (key.secret().size() < kMinApiSecretBytes) {
+    return Error(kp.Field("secret"),
+                 whose + (key.secret().empty()
+                              ? std::string("secret is required")
+                              : "secret must be at least " +
+                                    std::to_string(kMinApiSecretBytes) +
+                                    " bytes (random; prefer an ed25519 key)"));
+  }
+  // One PBKDF2 per HMAC key, at load: a secret that is the password would
+  // let one captured logon be cracked offline like a password.
+  if (!u.password_hash().empty() &&
+      VerifyPassword(u.password_hash(), key.secret())) {
+    return Error(kp.Field("secret"),
+                 whose + "secret equals the user's password; use a random "
+                         "secret of at least " +
+                     std::to_string(kMinApiSecretBytes) +
+                     " bytes, or an ed25519 key");
+  }
+  return ApiKey::Hmac(key.id(), key.secret());
 }
 
 }  // namespace cfx::gateway::config_internal

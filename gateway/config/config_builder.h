@@ -37,7 +37,7 @@ constexpr uint32_t kDefaultMaxQuantity = 1'000;
 constexpr uint32_t kDefaultBandBps = 1'000;
 constexpr uint32_t kDefaultMarketBandBps = 500;
 constexpr uint32_t kDefaultGpusPerNode = 8;
-constexpr size_t kMinApiSecretBytes = 8;
+constexpr size_t kMinApiSecretBytes = 32;
 constexpr int kPriceDecimals = 4;   // 1/10,000 USD grid
 constexpr int kAmountDecimals = 6;  // micro-dollars
 constexpr std::string_view kExchangeCompId = "CFX";
@@ -164,6 +164,9 @@ class Builder {
   Status BuildClearingMembers();
   Status BuildAccounts();
   Status BuildUsers();
+  // One of the user's api_keys (path `kp`): its kind and key material.
+  Result<ApiKey> BuildApiKey(const FieldPath& kp, const pb::User& u,
+                             const pb::ApiKey& key) const;
 
   // config_futures.cc
   Status BuildGrades();

@@ -1,5 +1,7 @@
 #include "gateway/config/demo_identities.h"
 
+#include <openssl/evp.h>
+
 #include <set>
 #include <utility>
 
@@ -9,11 +11,15 @@ namespace cfx::gateway {
 
 namespace {
 
-// Password hashes and "id secret" pairs of the built-in demo users.
+// Password hashes and "id key" pairs (the secret or public key) of the built-in demo users.
 struct DemoCredentials {
   std::set<std::string> password_hashes;
   std::set<std::pair<std::string, std::string>> api_keys;
 };
+
+const std::string& KeyOf(const ApiKey& k) {
+  return k.kind == ApiKeyKind::kEd25519 ? k.public_key : k.secret;
+}
 
 DemoCredentials BuiltInDemoCredentials() {
   DemoCredentials out;
@@ -21,7 +27,7 @@ DemoCredentials BuiltInDemoCredentials() {
   if (!demo.has_value()) return out;
   for (const UserConfig& u : demo.value().users) {
     if (!u.password_hash.empty()) out.password_hashes.insert(u.password_hash);
-    for (const ApiKey& k : u.api_keys) out.api_keys.insert({k.id, k.secret});
+    for (const ApiKey& k : u.api_keys) out.api_keys.insert({k.id, KeyOf(k)});
   }
   return out;
 }
@@ -29,12 +35,23 @@ DemoCredentials BuiltInDemoCredentials() {
 bool UsesDemoCredentials(const UserConfig& u, const DemoCredentials& demo) {
   if (demo.password_hashes.count(u.password_hash) != 0) return true;
   for (const ApiKey& k : u.api_keys) {
-    if (demo.api_keys.count({k.id, k.secret}) != 0) return true;
+    if (demo.api_keys.count({k.id, KeyOf(k)}) != 0) return true;
   }
   return false;
 }
 
 }  // namespace
+
+std::string DemoPrivateKey(std::string_view user) {
+  const std::string input = "CFX-DEMO-KEY-V1\n" + std::string(user);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(input.data(), input.size(), md, &len, EVP_sha256(),
+                 nullptr) != 1) {
+    return {};
+  }
+  return std::string(reinterpret_cast<const char*>(md), len);
+}
 
 void MarkDemoIdentities(ServerConfig& config) {
   const DemoCredentials demo = BuiltInDemoCredentials();

@@ -27,6 +27,10 @@ std::string_view RoleName(Role role) {
   return i < std::size(kNames) ? kNames[i] : "none";
 }
 
+std::string_view ApiKeyKindName(ApiKeyKind kind) {
+  return kind == ApiKeyKind::kEd25519 ? "ed25519" : "hmac-sha256";
+}
+
 // ---------------------------------------------------------------------------
 // ServerConfig lookups.
 

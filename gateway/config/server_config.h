@@ -39,11 +39,32 @@ std::string_view RoleName(Role role);
 // Numbers equal cfx.config.v1.RatingTier and cfx.wire.v1.RatingTier.
 using RatingTier = exchange::Tier;
 
-// A protobuf order-entry credential: `id` is sent in the Logon, `secret` is
-// the HMAC key. Never log the secret.
+// How a protobuf Logon with an API key is signed (docs/protocol.md, "Logon").
+enum class ApiKeyKind : uint8_t {
+  kHmacSha256,  // HMAC-SHA256 with a secret the exchange holds too
+  kEd25519,     // Ed25519; the exchange holds only the public key
+};
+
+// "ed25519" or "hmac-sha256".
+std::string_view ApiKeyKindName(ApiKeyKind kind);
+
+// A protobuf order-entry credential: `id` is sent in the Logon. For
+// kHmacSha256 `secret` is the HMAC key (never log it); for kEd25519
+// `public_key` is the 32 raw bytes of the public key.
 struct ApiKey {
   std::string id;
   std::string secret;
+  ApiKeyKind kind = ApiKeyKind::kHmacSha256;
+  std::string public_key;
+
+  static ApiKey Hmac(std::string key_id, std::string hmac_secret) {
+    return ApiKey{std::move(key_id), std::move(hmac_secret),
+                  ApiKeyKind::kHmacSha256, {}};
+  }
+  static ApiKey Ed25519(std::string key_id, std::string raw_public_key) {
+    return ApiKey{std::move(key_id), {}, ApiKeyKind::kEd25519,
+                  std::move(raw_public_key)};
+  }
 };
 
 struct UserConfig {

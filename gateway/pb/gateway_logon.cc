@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gateway/config/server_config.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/pb/gateway.h"
 #include "gateway/pb/logon_signature.h"
 #include "gateway/session/credential_check.h"
@@ -53,6 +54,19 @@ std::string PeerAddress(const asio::ip::tcp::socket& socket) {
   return ec ? std::string() : peer.address().to_string();
 }
 
+constexpr std::size_t kHmacSignatureBytes = 32;
+
+// A valid public key no logon's signature verifies with (its private key
+// is discarded), so an unknown key's Ed25519 check costs a real one.
+const std::string& UnknownKeyPublicKey() {
+  static const std::string key = [] {
+    Result<crypto::Ed25519KeyPair> pair = crypto::GenerateKeyPair();
+    return pair.has_value() ? pair.value().public_key
+                            : std::string(crypto::kEd25519PublicKeyBytes, '\0');
+  }();
+  return key;
+}
+
 bool PrintableAscii(std::string_view s) {
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return c > 0x20 && c < 0x7f; });
@@ -78,9 +92,12 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
                 "nonce: 8 to 64 printable characters");
     return;
   }
-  if (m.signature().size() != 32) {
+  // Either kind's length: which one the key needs is only learnt on the
+  // worker, with the same answer for a wrong kind as for a wrong signature.
+  if (m.signature().size() != crypto::kEd25519SignatureBytes &&
+      m.signature().size() != kHmacSignatureBytes) {
     LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
-                "signature: 32 bytes of HMAC-SHA256");
+                "signature: 64 bytes of Ed25519 or 32 of HMAC-SHA256");
     return;
   }
   if (m.heartbeat_interval_ms() != 0 &&
@@ -115,7 +132,8 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
     return;
   }
   // On the worker: the signature (an unknown key is checked against a
-  // secret of its own, so that it costs what a known one does), then the
+  // key of its own, of the signature's kind, so that it costs what a known
+  // one does), then the
   // timestamp window, then the nonce, recorded there so that no file write
   // holds this thread (its sync follows: SyncNonces()). The check's result
   // is what the back-off counts: whether the signature passed.
@@ -126,11 +144,15 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
   auto found = std::make_shared<Found>();
   const int64_t window_ns =
       int64_t{config_.session.logon_window_seconds} * kNanosPerSecond;
-  auto check = [secret = user != nullptr ? key->secret : std::string(32, '\0'),
-                m, known = user != nullptr, window_ns, nonces = nonces_,
-                found] {
-    if (!VerifyLogonSignature(secret, m.api_key(), m.timestamp_ns(),
-                              m.nonce(), m.signature()) ||
+  ApiKey checked_key =
+      user != nullptr ? *key
+      : m.signature().size() == kHmacSignatureBytes
+          ? ApiKey::Hmac(m.api_key(), std::string(kHmacSignatureBytes, '\0'))
+          : ApiKey::Ed25519(m.api_key(), UnknownKeyPublicKey());
+  auto check = [checked_key = std::move(checked_key), m,
+                known = user != nullptr, window_ns, nonces = nonces_, found] {
+    if (!VerifyLogon(checked_key, m.api_key(), m.timestamp_ns(), m.nonce(),
+                     m.signature()) ||
         !known) {
       return false;
     }

@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "cfx/attest/v1/attestation.pb.h"
+#include "gateway/crypto/base64.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/session/attestation_signature.h"
-#include "gateway/session/base64.h"
 
 namespace cfx::gateway::attest {
 
@@ -298,7 +299,7 @@ Result<SignedAttestation> ParseSignedAttestation(std::string_view json) {
                           FirstDifferentLine(out.canonical, expected) + ")");
   }
 
-  Result<std::string> sig = Base64DecodeStrict(file.signature());
+  Result<std::string> sig = crypto::Base64DecodeStrict(file.signature());
   if (!sig.has_value() ||
       sig.value().size() != exchange::kEd25519SignatureBytes) {
     return FieldError("signature", "not 64 bytes of base64");
@@ -321,7 +322,7 @@ Status VerifySignedAttestation(const SignedAttestation& s,
   if (s.canonical != EncodeCanonicalAttestation(s.attestation)) {
     return FieldError("canonical", "does not match the measurement");
   }
-  if (!Verify(public_key, s.canonical, s.signature)) {
+  if (!crypto::Verify(public_key, s.canonical, s.signature)) {
     return FieldError("signature", "does not verify with key " + key_id);
   }
   return Status::Ok();

@@ -7,39 +7,14 @@
 #include <string>
 #include <string_view>
 
-#include "exchange/core/reference/attestation.h"
-#include "gateway/session/openssl_key.h"
-
 namespace cfx::gateway::attest {
 
 namespace {
-
-using exchange::kEd25519PublicKeyBytes;
-using exchange::kEd25519SignatureBytes;
 
 constexpr std::string_view kKeyIdPrefix = "ed25519:";
 constexpr std::size_t kKeyIdHexDigits = 16;
 
 }  // namespace
-
-bool Verify(std::string_view public_key, std::string_view message,
-            std::string_view signature) {
-  if (public_key.size() != kEd25519PublicKeyBytes ||
-      signature.size() != kEd25519SignatureBytes) {
-    return false;
-  }
-  internal::Pkey pkey = internal::PublicPkey(public_key);
-  internal::MdCtx ctx(EVP_MD_CTX_new());
-  const bool ok =
-      pkey != nullptr && ctx != nullptr &&
-      EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) ==
-          1 &&
-      EVP_DigestVerify(ctx.get(), internal::Bytes(signature), signature.size(),
-                       internal::Bytes(message), message.size()) == 1;
-  // A bad signature leaves an error on OpenSSL's queue.
-  ERR_clear_error();
-  return ok;
-}
 
 std::string AttesterKeyId(std::string_view public_key) {
   unsigned char md[EVP_MAX_MD_SIZE];

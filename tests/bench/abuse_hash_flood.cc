@@ -88,7 +88,7 @@ struct Trader {
 
 // Adds a firm with one account and one trader.
 Trader AddTrader(gateway::ServerConfig& c, const std::string& firm) {
-  Trader t{firm + "-trader", firm + "-secret", 0};
+  Trader t{firm + "-trader", BenchHmacSecret(firm + "-trader"), 0};
   c.firms.push_back(gateway::FirmInfo{firm, ""});
   t.account = AddBenchTrader(c, firm, firm + "-1", t.key, t.secret,
                              exchange::StpMode::kCancelNewest)

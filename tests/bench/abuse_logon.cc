@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "cfx/wire/v1/wire.pb.h"
+#include "gateway/config/demo_identities.h"
 #include "gateway/pb/frame.h"
 #include "gateway/pb/logon_signature.h"
 #include "gateway/server/exchange_server.h"
@@ -411,7 +412,7 @@ Result<AbuseRun> RunLogonFloodAbuse(const AbuseOptions& options, uint32_t) {
   if (!victim.has_value()) return victim.error();
   gateway::client::LogonParams p;
   p.api_key = "trader-a";
-  p.secret = "demo-trader-a";
+  p.private_key = gateway::DemoPrivateKey("trader-a");
   p.heartbeat_interval_ms = 60'000;
   auto ack = victim.value()->Logon(p, Millis(5'000));
   if (!ack.has_value()) return ack.error();

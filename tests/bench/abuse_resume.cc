@@ -52,7 +52,7 @@ Sizes SizesFor(const AbuseOptions& o) {
 }
 
 std::string User(uint32_t i) { return "storm-" + std::to_string(i); }
-std::string Secret(uint32_t i) { return "storm-secret-" + std::to_string(i); }
+std::string Secret(uint32_t i) { return BenchHmacSecret(User(i)); }
 
 // The bench config plus `users` traders, each with its own account.
 Result<ServerConfig> MakeConfig(const Sizes& z, uint32_t users) {

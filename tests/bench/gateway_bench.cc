@@ -232,9 +232,7 @@ bool Decode(std::string_view payload, Inbound* in) {
 // ---------------------------------------------------------------- server
 
 std::string BenchUser(uint32_t i) { return "bench-" + std::to_string(i + 1); }
-std::string BenchSecret(uint32_t i) {
-  return "bench-secret-" + std::to_string(i + 1);
-}
+std::string BenchSecret(uint32_t i) { return BenchHmacSecret(BenchUser(i)); }
 
 // The demo config plus one trader, account and API key per connection.
 // Bench accounts use STP cancel-oldest: an order meeting its own account's

@@ -75,6 +75,10 @@ Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol) {
   return c;
 }
 
+std::string BenchHmacSecret(const std::string& user) {
+  return user + "-9f4c2a71e8d35b06c1a7e49d2f80b63c5d1e7a94";
+}
+
 exchange::AccountId AddBenchTrader(gateway::ServerConfig& c,
                                    const std::string& firm,
                                    const std::string& account,
@@ -97,7 +101,7 @@ exchange::AccountId AddBenchTrader(gateway::ServerConfig& c,
   u.firm = firm;
   u.role = gateway::Role::kTrader;
   u.account = a.id;
-  u.api_keys.push_back(gateway::ApiKey{user, secret});
+  u.api_keys.push_back(gateway::ApiKey::Hmac(user, secret));
   c.users.push_back(std::move(u));
   return a.id;
 }

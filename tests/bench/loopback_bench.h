@@ -47,6 +47,11 @@ Result<gateway::ServerConfig> BenchServerConfig(const std::string& symbol);
 // `data_dir`, the wall clock, ephemeral ports for protobuf, HTTP and FIX.
 gateway::ServerOptions BenchServerOptions(const std::string& data_dir);
 
+// A fixed hmac-sha256 API key secret for bench trader `user`: `user` and a
+// random-looking 40-character tail, so it meets the config validator's
+// 32-byte minimum and differs per user.
+std::string BenchHmacSecret(const std::string& user);
+
 // Adds a trader `user` (API key = user name, `secret`) of firm `firm` with
 // its own account `account` holding kBenchCollateral to `c`; returns the
 // account's id. REQUIRES: `firm` is listed; call c.RebuildIndex() after the

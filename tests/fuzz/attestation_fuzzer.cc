@@ -13,7 +13,7 @@
 
 #include "exchange/core/reference/attestation.h"
 #include "gateway/session/attestation_check.h"
-#include "tests/gateway/session/ed25519_test_vector.h"
+#include "tests/gateway/crypto/ed25519_test_vector.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

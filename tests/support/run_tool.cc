@@ -33,8 +33,8 @@ ToolResult RunCfxAs(const std::string& tool, uint16_t port,
                     const std::string& user, const std::string& args,
                     const std::string& stderr_file) {
   return RunTool(std::string(kWithoutCfxEnv) + tool + " --port " +
-                     std::to_string(port) + " --api-key " + user +
-                     " --secret demo-" + user + " " + args + " </dev/null",
+                     std::to_string(port) + " --api-key " + user + " " +
+                     args + " </dev/null",
                  stderr_file);
 }
 

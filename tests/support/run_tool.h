@@ -16,16 +16,16 @@ struct ToolResult {
 // Unsets the cfx tool's CFX_* variables for the command that follows, so a
 // test does not pick up the environment it runs in.
 inline constexpr char kWithoutCfxEnv[] =
-    "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET -u CFX_TLS "
-    "-u CFX_CA ";
+    "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET "
+    "-u CFX_API_KEY_FILE -u CFX_TLS -u CFX_CA ";
 
 // Runs `command` with /bin/sh and waits for it: stdout is read from a pipe,
 // stderr goes to `stderr_file` (overwritten) and is read back once the
 // command has ended, so the two stay apart.
 ToolResult RunTool(const std::string& command, const std::string& stderr_file);
 
-// Runs `tool --port <port> --api-key <user> --secret demo-<user> <args>`
-// (the demo config's users and secrets) with no CFX_* variables and stdin
+// Runs `tool --port <port> --api-key <user> <args>` (a demo config user,
+// signing with its published Ed25519 key) with no CFX_* variables and stdin
 // /dev/null, as RunTool().
 ToolResult RunCfxAs(const std::string& tool, uint16_t port,
                     const std::string& user, const std::string& args,

@@ -4,8 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "gateway/session/base64.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/base64.h"
+#include "gateway/crypto/ed25519.h"
+#include "gateway/session/attestation_signature.h"
 
 namespace cfx::gateway::attest {
 
@@ -93,7 +94,7 @@ std::string MeasurementJson(const Attestation& a) {
 Result<std::string> SignAttestationJson(const Attestation& a,
                                         std::string_view private_key) {
   CFX_RETURN_IF_ERROR(exchange::ValidateAttestation(a));
-  Result<std::string> public_key = PublicKeyOf(private_key);
+  Result<std::string> public_key = crypto::PublicKeyOf(private_key);
   if (!public_key.has_value()) return public_key.error();
   const std::string key_id = AttesterKeyId(public_key.value());
   if (a.attester_key_id != key_id) {
@@ -101,7 +102,7 @@ Result<std::string> SignAttestationJson(const Attestation& a,
                                 ": the measurement names " + a.attester_key_id +
                                 " but the key is " + key_id);
   }
-  Result<std::string> sig = Sign(private_key, EncodeCanonicalAttestation(a));
+  Result<std::string> sig = crypto::Sign(private_key, EncodeCanonicalAttestation(a));
   if (!sig.has_value()) return sig.error();
   return SignedAttestationJson(a, sig.value());
 }
@@ -113,7 +114,7 @@ std::string SignedAttestationJson(const Attestation& a,
   out += ",\n  \"canonical\": ";
   out += Quote(EncodeCanonicalAttestation(a));
   out += ",\n  \"signature\": ";
-  out += Quote(Base64Encode(signature));
+  out += Quote(crypto::Base64Encode(signature));
   out += "\n}\n";
   return out;
 }

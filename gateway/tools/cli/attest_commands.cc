@@ -10,8 +10,9 @@
 #include <utility>
 
 #include "exchange/core/reference/attestation.h"
-#include "gateway/tools/attest/ed25519.h"
-#include "gateway/tools/attest/file_io.h"
+#include "gateway/crypto/ed25519.h"
+#include "gateway/session/attestation_signature.h"
+#include "gateway/crypto/file_io.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "gateway/tools/cli/command_io.h"
 #include "gateway/tools/cli/commands.h"
@@ -38,55 +39,39 @@ int Fail(const std::string& message) {
 }
 
 int RunKeygen(const AttestArgs& args) {
-  const std::string key_path = args.out + ".key";
-  const std::string pub_path = args.out + ".pub";
-  for (const std::string& path : {key_path, pub_path}) {
-    if (::access(path.c_str(), F_OK) == 0) {
-      return Fail(path + ": already exists; refusing to overwrite a key");
-    }
-  }
-  Result<attest::Ed25519KeyPair> pair = attest::GenerateKeyPair();
-  if (!pair.has_value()) return Fail(pair.error().message());
-  Status s = attest::WritePrivateKeyFile(key_path, pair.value().private_key);
-  attest::Wipe(pair.value().private_key);
-  if (!s.ok()) return Fail(s.message());
-  s = attest::WritePublicKeyFile(pub_path, pair.value().public_key);
-  if (!s.ok()) {
-    // A private key without its public file is half a key pair.
-    ::unlink(key_path.c_str());
-    return Fail(s.message());
-  }
-  std::printf("%s\n", attest::AttesterKeyId(pair.value().public_key).c_str());
+  Result<std::string> public_key = crypto::WriteNewKeyPair(args.out);
+  if (!public_key.has_value()) return Fail(public_key.error().message());
+  std::printf("%s\n", attest::AttesterKeyId(public_key.value()).c_str());
   return kExitOk;
 }
 
 int RunSign(const AttestArgs& args) {
   Result<std::string> text =
-      attest::ReadSmallFile(args.input, kMaxAttestationFileBytes);
+      crypto::ReadSmallFile(args.input, kMaxAttestationFileBytes);
   if (!text.has_value()) return Fail(text.error().message());
   Result<exchange::Attestation> a =
       attest::ParseMeasurementJson(text.value(), KeyIdField::kOptional);
   if (!a.has_value()) return Fail(args.input + ": " + a.error().message());
 
-  Result<std::string> key = attest::ReadPrivateKeyFile(args.key);
+  Result<std::string> key = crypto::ReadPrivateKeyFile(args.key);
   if (!key.has_value()) return Fail(key.error().message());
-  Result<std::string> pub = attest::PublicKeyOf(key.value());
+  Result<std::string> pub = crypto::PublicKeyOf(key.value());
   if (!pub.has_value()) {
-    attest::Wipe(key.value());
+    crypto::Wipe(key.value());
     return Fail(args.key + ": " + pub.error().message());
   }
   const std::string key_id = attest::AttesterKeyId(pub.value());
   if (a.value().attester_key_id.empty()) {
     a.value().attester_key_id = key_id;
   } else if (a.value().attester_key_id != key_id) {
-    attest::Wipe(key.value());
+    crypto::Wipe(key.value());
     return Fail(args.input + ": attester_key_id is " +
                 a.value().attester_key_id + " but " + args.key + " is " +
                 key_id + "; refusing to sign");
   }
   Result<std::string> signed_json =
       attest::SignAttestationJson(a.value(), key.value());
-  attest::Wipe(key.value());
+  crypto::Wipe(key.value());
   if (!signed_json.has_value()) {
     return Fail(args.input + ": " + signed_json.error().message());
   }
@@ -94,21 +79,21 @@ int RunSign(const AttestArgs& args) {
     std::fputs(signed_json.value().c_str(), stdout);
     return std::fflush(stdout) == 0 ? kExitOk : Fail("cannot write stdout");
   }
-  Status s = attest::WriteFile(args.out, signed_json.value());
+  Status s = crypto::WriteFile(args.out, signed_json.value());
   if (!s.ok()) return Fail(s.message());
   return kExitOk;
 }
 
 int RunVerify(const AttestArgs& args) {
   Result<std::string> text =
-      attest::ReadSmallFile(args.input, kMaxAttestationFileBytes);
+      crypto::ReadSmallFile(args.input, kMaxAttestationFileBytes);
   if (!text.has_value()) return Fail(text.error().message());
   Result<attest::SignedAttestation> signed_att =
       attest::ParseSignedAttestation(text.value());
   if (!signed_att.has_value()) {
     return Fail(args.input + ": " + signed_att.error().message());
   }
-  Result<std::string> pub = attest::ReadPublicKeyFile(args.pub);
+  Result<std::string> pub = crypto::ReadPublicKeyFile(args.pub);
   if (!pub.has_value()) return Fail(pub.error().message());
   Status s = attest::VerifySignedAttestation(signed_att.value(), pub.value());
   if (!s.ok()) return Fail(args.input + ": " + s.message());

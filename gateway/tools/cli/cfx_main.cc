@@ -12,6 +12,7 @@
 
 #include "gateway/config/server_config.h"
 #include "gateway/tools/cli/attest_commands.h"
+#include "gateway/tools/cli/keygen_command.h"
 #include "gateway/tools/cli/commands.h"
 #include "gateway/tools/cli/demo.h"
 #include "gateway/tools/cli/index_tool.h"
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
         return std::move(config).value().engine;
       });
   CLI::App* attest = cli::AddAttestCommands(app, &exit_code);
+  cli::AddKeygenCommand(app, &exit_code);
   cli::AddGatewayCommands(app, &exit_code, attest);
   cli::AddIndexRecompute(app, &exit_code);
   cli::AddDemoCommand(app, &exit_code);

@@ -5,6 +5,9 @@
 #include <string>
 #include <utility>
 
+#include "gateway/config/demo_identities.h"
+#include "gateway/config/server_config.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/tools/cli/render.h"
 #include "gateway/tools/cli/text.h"
 
@@ -15,6 +18,14 @@ using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 namespace {
+
+// True iff `api_key` is one of the built-in demo config's demo users' keys.
+bool IsDemoApiKey(const std::string& api_key) {
+  static const Result<ServerConfig> demo = DefaultServerConfig();
+  if (!demo.has_value()) return false;
+  const UserConfig* u = demo.value().FindUserByApiKey(api_key, nullptr);
+  return u != nullptr && u->demo;
+}
 
 // How long cfx waits for the server's answer to its Logout.
 constexpr milliseconds kLogoutWait{1000};
@@ -36,8 +47,14 @@ void AddConnectionOptions(CLI::App& app, GlobalOptions& g) {
                  "API key, e.g. trader-a (env CFX_API_KEY)")
       ->envname("CFX_API_KEY")
       ->group(conn);
+  app.add_option("--key", g.key_file,
+                 "Ed25519 private key file of the API key, from cfx keygen "
+                 "(env CFX_API_KEY_FILE; default for a demo user: its "
+                 "published key)")
+      ->envname("CFX_API_KEY_FILE")
+      ->group(conn);
   app.add_option("--secret", g.secret,
-                 "API secret, e.g. demo-trader-a (env CFX_API_SECRET)")
+                 "Secret of an hmac-sha256 API key (env CFX_API_SECRET)")
       ->envname("CFX_API_SECRET")
       ->group(conn);
   app.add_flag("--tls", g.tls,
@@ -80,11 +97,21 @@ int Connection::Check() {
   if (g_.api_key.empty()) {
     return Fail(kExitUsage, "no API key: pass --api-key or set CFX_API_KEY");
   }
-  if (g_.secret.empty()) {
-    return Fail(kExitUsage,
-                "no API secret: pass --secret or set CFX_API_SECRET");
+  if (!g_.key_file.empty()) {
+    Result<std::string> key = crypto::ReadPrivateKeyFile(g_.key_file);
+    if (!key.has_value()) return Fail(kExitUsage, key.error().message());
+    private_key_ = std::move(key).value();
+    return kExitOk;
   }
-  return kExitOk;
+  if (!g_.secret.empty()) return kExitOk;
+  if (IsDemoApiKey(g_.api_key)) {
+    private_key_ = DemoPrivateKey(g_.api_key);
+    return kExitOk;
+  }
+  return Fail(kExitUsage,
+              "no credentials for API key " + g_.api_key +
+                  ": pass --key FILE (env CFX_API_KEY_FILE), or --secret "
+                  "(env CFX_API_SECRET) for an hmac-sha256 key");
 }
 
 int Connection::Open() {
@@ -98,6 +125,7 @@ int Connection::Open() {
   client::LogonParams p;
   p.api_key = g_.api_key;
   p.secret = g_.secret;
+  p.private_key = private_key_;
   p.cancel_on_disconnect_opt_out = true;
   const auto left = std::max(
       milliseconds(1), timeout_ - std::chrono::duration_cast<milliseconds>(

@@ -26,6 +26,9 @@ struct GlobalOptions {
   uint16_t port = 9879;
   std::string api_key;
   std::string secret;
+  // --key FILE (env CFX_API_KEY_FILE): the Ed25519 private key file
+  // (`cfx keygen`) an ed25519 API key's logon is signed with.
+  std::string key_file;
   bool json = false;
   std::string timeout = "5s";
   // TLS (--tls): the server certificate must chain to `ca` (--ca, env
@@ -34,7 +37,8 @@ struct GlobalOptions {
   std::string ca;
 };
 
-// Registers the connection options (--host, --port, --api-key, --secret,
+// Registers the connection options (--host, --port, --api-key, --key,
+// --secret,
 // --tls, --ca, their CFX_* environment variables, --timeout) and --json on
 // `app`,
 // writing them to `*g`.
@@ -84,6 +88,9 @@ class Connection {
  private:
   const GlobalOptions& g_;
   std::chrono::milliseconds timeout_{5000};
+  // The Ed25519 seed the logon signs with (--key, or a demo user's
+  // published key); empty: --secret signs.
+  std::string private_key_;
   std::unique_ptr<client::Client> client_;
   bool logged_on_ = false;
 };

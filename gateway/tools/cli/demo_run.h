@@ -24,8 +24,9 @@
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/reference/attestation.h"
 #include "exchange/core/status.h"
+#include "gateway/config/demo_identities.h"
 #include "gateway/config/instrument_table.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "gateway/tools/cli/commands.h"
 #include "gateway/tools/cli/demo.h"
@@ -143,7 +144,7 @@ class Session {
     if (!c.has_value()) return c.error();
     client::LogonParams p;
     p.api_key = user;
-    p.secret = "demo-" + user;
+    p.private_key = DemoPrivateKey(user);
     // Sessions may idle while the others work: the longest interval.
     p.heartbeat_interval_ms = 60'000;
     p.cancel_on_disconnect_opt_out = true;
@@ -227,7 +228,7 @@ class Demo {
   Demo(const Demo&) = delete;
   Demo& operator=(const Demo&) = delete;
   // The attester's private key does not outlive the run.
-  ~Demo() { attest::Wipe(key_.private_key); }
+  ~Demo() { crypto::Wipe(key_.private_key); }
 
   Status Run();
 
@@ -280,7 +281,7 @@ class Demo {
   settlement::BusinessCalendar calendar_;  // the exchange's, from its clock
   std::vector<Future> futures_;
   int64_t level_ = 0;  // the day's spot price level, price units
-  attest::Ed25519KeyPair key_;
+  crypto::Ed25519KeyPair key_;
   std::string key_id_;
   std::string run_id_;
   int64_t attested_at_ = 0;

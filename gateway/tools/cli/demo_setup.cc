@@ -229,7 +229,7 @@ Status Demo::Attest() {
 }
 
 Status Demo::Setup() {
-  Result<attest::Ed25519KeyPair> k = attest::GenerateKeyPair();
+  Result<crypto::Ed25519KeyPair> k = crypto::GenerateKeyPair();
   if (!k.has_value()) return k.error();
   key_ = std::move(k).value();
   w::Envelope reg;

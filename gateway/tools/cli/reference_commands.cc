@@ -9,7 +9,7 @@
 #include <string>
 
 #include "exchange/clock.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/tools/cli/command_groups.h"
 #include "gateway/tools/cli/render.h"
 #include "gateway/tools/cli/text.h"
@@ -217,7 +217,7 @@ int RunAttestList(const GlobalOptions& g) {
 
 int RunKeyRegister(const GlobalOptions& g, const std::string& pub_path,
                    const std::string& attester) {
-  Result<std::string> pub = attest::ReadPublicKeyFile(pub_path);
+  Result<std::string> pub = crypto::ReadPublicKeyFile(pub_path);
   if (!pub.has_value()) return Fail(kExitUsage, pub.error().message());
   w::Envelope e;
   w::AttesterKeyRegister* m = e.mutable_attester_key_register();

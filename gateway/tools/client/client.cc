@@ -325,6 +325,16 @@ Result<std::unique_ptr<Client>> Client::Connect(
   return std::unique_ptr<Client>(new Client(std::move(impl)));
 }
 
+Result<std::string> LogonSignatureOf(const LogonParams& p,
+                                     int64_t timestamp_ns,
+                                     std::string_view nonce) {
+  if (!p.private_key.empty()) {
+    return pb::Ed25519LogonSignature(p.private_key, p.api_key, timestamp_ns,
+                                     nonce);
+  }
+  return pb::LogonSignature(p.secret, p.api_key, timestamp_ns, nonce);
+}
+
 Result<w::LogonAck> Client::Logon(const LogonParams& p,
                                   std::chrono::milliseconds timeout) {
   const SteadyClock::time_point deadline = SteadyClock::now() + timeout;
@@ -340,7 +350,9 @@ Result<w::LogonAck> Client::Logon(const LogonParams& p,
   logon->set_api_key(p.api_key);
   logon->set_timestamp_ns(ts);
   logon->set_nonce(nonce);
-  logon->set_signature(pb::LogonSignature(p.secret, p.api_key, ts, nonce));
+  Result<std::string> signature = LogonSignatureOf(p, ts, nonce);
+  if (!signature.has_value()) return signature.error();
+  logon->set_signature(std::move(signature).value());
   logon->set_heartbeat_interval_ms(p.heartbeat_interval_ms);
   logon->set_cancel_on_disconnect_opt_out(p.cancel_on_disconnect_opt_out);
   if (p.resume_after_seq.has_value()) {

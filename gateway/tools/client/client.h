@@ -17,7 +17,11 @@ namespace cfx::gateway::client {
 // What a Logon sends (wire.proto, "Logon").
 struct LogonParams {
   std::string api_key;
-  // The HMAC key the Logon is signed with; never sent.
+  // The Ed25519 private key (32-byte seed) the Logon is signed with, for an
+  // ed25519 API key; never sent. Empty: `secret` signs.
+  std::string private_key;
+  // The HMAC key the Logon is signed with, for an hmac-sha256 API key;
+  // never sent.
   std::string secret;
   // Asked of the server; 0 = the server default (5,000 ms).
   uint32_t heartbeat_interval_ms = 0;
@@ -32,6 +36,13 @@ struct LogonParams {
   // Nanoseconds since the epoch; 0 = now (wall clock).
   int64_t timestamp_ns = 0;
 };
+
+// The Logon.signature of `p` at `timestamp_ns` with `nonce`: Ed25519 with
+// p.private_key when set, else HMAC-SHA256 with p.secret (docs/protocol.md,
+// "Logon"). kInvalidArgument for a private key that is not 32 bytes.
+Result<std::string> LogonSignatureOf(const LogonParams& p,
+                                     int64_t timestamp_ns,
+                                     std::string_view nonce);
 
 // A blocking client of the protobuf gateway (DESIGN.md §6): one TCP
 // connection, plaintext or TLS, one frame per Envelope. Used by the cfx tool, by tests and by

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "exchange/clock.h"
+#include "gateway/config/demo_identities.h"
+#include "gateway/crypto/ed25519.h"
 #include "exchange/core/engine_config.h"
 #include "exchange/core/reference/registry.h"
 #include "exchange/default_market.h"
@@ -53,7 +55,7 @@ users {
   account: "A1"
   fix_sender_comp_id: "U1"
   password_hash: "pbkdf2-sha256$1$73616c74$55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
-  api_keys { id: "k1" secret: "secret-1" }
+  api_keys { id: "k1" secret: "secret-1-random-0123456789abcdef" }
 }
 users {
   name: "u2"
@@ -61,7 +63,7 @@ users {
   role: ROLE_PROVIDER
   account: "A2"
   fix_sender_comp_id: "U2"
-  api_keys { id: "k2" secret: "secret-2" }
+  api_keys { id: "k2" secret: "secret-2-random-0123456789abcdef" }
 }
 users { name: "cm" firm: "CM" role: ROLE_CLEARING_MEMBER fix_sender_comp_id: "CMX" }
 users { name: "ops" firm: "F1" role: ROLE_ADMIN }
@@ -290,7 +292,9 @@ TEST(ServerConfig, DemoUsersMatchDesign) {
     EXPECT_EQ(c.FindUserByApiKey(e.name, &key), u);
     ASSERT_NE(key, nullptr);
     EXPECT_EQ(key->id, e.name);
-    EXPECT_EQ(key->secret, password);
+    EXPECT_EQ(key->kind, ApiKeyKind::kEd25519);
+    EXPECT_EQ(key->public_key,
+              crypto::PublicKeyOf(DemoPrivateKey(e.name)).value());
   }
 }
 
@@ -824,14 +828,48 @@ TEST(ServerConfigErrors, DuplicateApiKeyId) {
 }
 
 TEST(ServerConfigErrors, EmptyApiSecret) {
-  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1")", "")),
-            "t.textproto:28: users[0].api_keys[0].secret: secret is required");
+  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")", "")),
+            "t.textproto:28: users[0].api_keys[0].secret: API key \"k1\" of "
+            "user \"u1\": secret is required");
 }
 
 TEST(ServerConfigErrors, ShortApiSecret) {
-  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1")", R"(secret: "1234567")")),
-            "t.textproto:28: users[0].api_keys[0].secret: secret must be at "
-            "least 8 bytes");
+  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")", R"(secret: "1234567")")),
+            "t.textproto:28: users[0].api_keys[0].secret: API key \"k1\" of "
+            "user \"u1\": secret must be at least 32 bytes (random; prefer an "
+            "ed25519 key)");
+}
+
+TEST(ServerConfigErrors, Ed25519PublicKeyThatIsNotBase64) {
+  const std::string e = ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")",
+                                     R"(public_key: "not*base64!")"));
+  EXPECT_EQ(e.rfind("t.textproto:28: users[0].api_keys[0].public_key: API key "
+                    "\"k1\" of user \"u1\": public_key is not base64 (",
+                    0),
+            0u)
+      << e;
+}
+
+TEST(ServerConfigErrors, Ed25519PublicKeyOfTheWrongLength) {
+  // 16 bytes, well-formed base64.
+  EXPECT_EQ(ErrorOf(With(R"(secret: "secret-1-random-0123456789abcdef")",
+                         R"(public_key: "AAAAAAAAAAAAAAAAAAAAAA==")")),
+            "t.textproto:28: users[0].api_keys[0].public_key: API key \"k1\" "
+            "of user \"u1\": public_key is 16 bytes; an Ed25519 public key is "
+            "32");
+}
+
+TEST(ServerConfig, Ed25519PublicKeyOfThirtyTwoBytesLoads) {
+  Result<ServerConfig> c = ParseServerConfig(
+      With(R"(secret: "secret-1-random-0123456789abcdef")",
+           R"(public_key: "JKFNeQaTnESD/pW2ASGFow9iNgC/ghAxnyyHP6tEufI=")"),
+      "t.textproto");
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+  const ApiKey* key = nullptr;
+  ASSERT_NE(c.value().FindUserByApiKey("k1", &key), nullptr);
+  ASSERT_NE(key, nullptr);
+  EXPECT_EQ(key->kind, ApiKeyKind::kEd25519);
+  EXPECT_EQ(key->public_key.size(), 32u);
 }
 
 TEST(ServerConfigErrors, ApiKeyWithoutId) {

@@ -68,7 +68,7 @@ inline ServerConfig HttpTestConfig() {
     u.role = i == 1 ? Role::kTrader : Role::kProvider;
     u.account = a.id;
     u.fix_sender_comp_id = i == 1 ? "TRADER_ALPHA" : "PROVIDER_BETA";
-    u.api_keys = {{i == 1 ? "key-alpha" : "key-beta", "secret"}};
+    u.api_keys = {ApiKey::Hmac(i == 1 ? "key-alpha" : "key-beta", "secret")};
     c.users.push_back(u);
   }
   c.RebuildIndex();

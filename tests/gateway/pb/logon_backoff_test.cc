@@ -118,6 +118,7 @@ class PbLogonBackoffTest : public ::testing::Test {
 
   static client::LogonParams Guess(const std::string& user) {
     client::LogonParams p = server_test::DemoLogon(user);
+    p.private_key.clear();
     p.secret = "a guess";
     return p;
   }
@@ -270,7 +271,7 @@ TEST_F(PbLogonBackoffTest, AFirmsSessionsLoggingOnTogetherFromOneAddressAreAllCh
   for (int i = 0; i < kSessions; ++i) {
     UserConfig u = model;
     u.name = "desk-" + std::to_string(i);
-    u.api_keys = {ApiKey{u.name, "desk-secret-" + std::to_string(i)}};
+    u.api_keys = {ApiKey::Hmac(u.name, "desk-secret-" + std::to_string(i))};
     config_.users.push_back(u);
   }
   config_.RebuildIndex();
@@ -280,6 +281,7 @@ TEST_F(PbLogonBackoffTest, AFirmsSessionsLoggingOnTogetherFromOneAddressAreAllCh
   for (int i = 0; i < kSessions; ++i) {
     client::LogonParams p = server_test::DemoLogon("trader-a");
     p.api_key = "desk-" + std::to_string(i);
+    p.private_key.clear();
     p.secret = "desk-secret-" + std::to_string(i);
     socks.push_back(Send(p));
   }

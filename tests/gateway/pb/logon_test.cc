@@ -39,14 +39,28 @@ class PbLogonTest : public ::testing::Test {
 
 TEST_F(PbLogonTest, WrongSecretFailsAuthentication) {
   client::LogonParams p = DemoLogon("trader-a");
-  p.secret = "demo-trader-b";
+  p.private_key = DemoPrivateKey("trader-b");
+  EXPECT_EQ(RejectOf(LogonMessage(p)).reason(),
+            w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED);
+}
+
+TEST_F(PbLogonTest, Ed25519SignatureByTheUsersKeyIsAccepted) {
+  auto c = LogOn(server_.port(), DemoLogon("trader-a"));
+  ASSERT_TRUE(c.has_value()) << c.error().ToString();
+}
+
+TEST_F(PbLogonTest, HmacSignatureAgainstAnEd25519KeyFailsAuthentication) {
+  // A well-formed 32-byte HMAC signature; trader-a's key is ed25519.
+  client::LogonParams p = DemoLogon("trader-a");
+  p.private_key.clear();
+  p.secret = "an-hmac-secret-of-more-than-32-bytes-0123456789";
   EXPECT_EQ(RejectOf(LogonMessage(p)).reason(),
             w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED);
 }
 
 TEST_F(PbLogonTest, UnknownApiKeyGetsTheSameAnswerAsAWrongSecret) {
   client::LogonParams wrong_secret = DemoLogon("trader-a");
-  wrong_secret.secret = "not-the-secret";
+  wrong_secret.private_key = DemoPrivateKey("trader-z");
   client::LogonParams unknown_key = DemoLogon("trader-z");
   const w::LogonReject a = RejectOf(LogonMessage(wrong_secret));
   const w::LogonReject b = RejectOf(LogonMessage(unknown_key));
@@ -134,7 +148,7 @@ TEST_F(PbLogonTest, MalformedLogonFieldsAreInvalid) {
       {"empty signature", [](w::Logon* m) { m->clear_signature(); }},
       {"signature of 31 bytes",
        [](w::Logon* m) { m->set_signature(m->signature().substr(0, 31)); }},
-      {"signature of 33 bytes",
+      {"signature of 65 bytes",
        [](w::Logon* m) { m->set_signature(m->signature() + "x"); }},
       {"heartbeat of 99 ms",
        [](w::Logon* m) { m->set_heartbeat_interval_ms(99); }},

@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "exchange/core/reference/attestation.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
+#include "gateway/session/attestation_signature.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "tests/gateway/fix/fix_test_client.h"
 #include "tests/gateway/server/graded_market.h"
@@ -80,7 +81,7 @@ TEST_F(ReferenceDeskTest, BadAttestationsGetTheirReasonAndAreStoredNowhere) {
   {  // Forged: the signature of another measurement.
     exchange::Attestation other = good;
     other.output_milli_tokens_per_s_per_gpu = 400'000;
-    auto forged_sig = attest::Sign(key_.private_key,
+    auto forged_sig = crypto::Sign(key_.private_key,
                                    exchange::EncodeCanonicalAttestation(other));
     ASSERT_TRUE(forged_sig.has_value());
     cases.push_back({"forged signature",
@@ -88,7 +89,7 @@ TEST_F(ReferenceDeskTest, BadAttestationsGetTheirReasonAndAreStoredNowhere) {
                      w::REJECT_REASON_BAD_SIGNATURE});
   }
   {  // Signed by a key the exchange does not know.
-    auto other = attest::GenerateKeyPair();
+    auto other = crypto::GenerateKeyPair();
     ASSERT_TRUE(other.has_value());
     exchange::Attestation a = good;
     a.attester_key_id = attest::AttesterKeyId(other.value().public_key);

@@ -16,7 +16,8 @@
 #include <vector>
 
 #include "exchange/core/reference/attestation.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
+#include "gateway/session/attestation_signature.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "tests/gateway/server/server_fixture.h"
 #include "tests/support/attestation_fixture.h"
@@ -45,7 +46,7 @@ class GradedMarketTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_TRUE(server_.Start().ok());
     LogOnAll();
-    auto k = attest::GenerateKeyPair();
+    auto k = crypto::GenerateKeyPair();
     ASSERT_TRUE(k.has_value());
     key_ = k.value();
     w::AttesterKeyRegister* r = nullptr;
@@ -213,7 +214,7 @@ class GradedMarketTest : public ::testing::Test {
 
   TestServer server_;
   ClientPtr admin_, rater_, prov_a_, prov_b_, prov_c_, trader_;
-  attest::Ed25519KeyPair key_;
+  crypto::Ed25519KeyPair key_;
   std::string key_id_;
   uint64_t next_request_ = 100;
   uint64_t next_order_ = 1'000;

@@ -228,9 +228,10 @@ class IndexOneReadingTest : public GradedMarketTest {
   // `cfx index show GRADE --json` against the server's protobuf port.
   std::string Tool(const std::string& grade) {
     const std::string cmd =
-        "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET " +
+        "env -u CFX_HOST -u CFX_PORT -u CFX_API_KEY -u CFX_API_SECRET "
+        "-u CFX_API_KEY_FILE " +
         std::string(CFX_TOOL) + " --port " + std::to_string(server_.port()) +
-        " --api-key clear-1 --secret demo-clear-1 index show " + grade +
+        " --api-key clear-1 index show " + grade +
         " --json </dev/null 2>&1";
     FILE* f = popen(cmd.c_str(), "r");
     EXPECT_NE(f, nullptr);

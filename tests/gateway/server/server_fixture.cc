@@ -76,7 +76,7 @@ Status TestServer::Stop() {
 client::LogonParams DemoLogon(std::string_view user) {
   client::LogonParams p;
   p.api_key = std::string(user);
-  p.secret = "demo-" + std::string(user);
+  p.private_key = DemoPrivateKey(user);
   return p;
 }
 
@@ -120,7 +120,7 @@ w::Envelope LogonMessage(const client::LogonParams& p) {
   m->set_api_key(p.api_key);
   m->set_timestamp_ns(ts);
   m->set_nonce(nonce);
-  m->set_signature(pb::LogonSignature(p.secret, p.api_key, ts, nonce));
+  m->set_signature(client::LogonSignatureOf(p, ts, nonce).value());
   m->set_heartbeat_interval_ms(p.heartbeat_interval_ms);
   m->set_cancel_on_disconnect_opt_out(p.cancel_on_disconnect_opt_out);
   if (p.resume_after_seq.has_value()) {

@@ -17,6 +17,7 @@
 
 #include "cfx/wire/v1/wire.pb.h"
 #include "exchange/core/status.h"
+#include "gateway/config/demo_identities.h"
 #include "gateway/config/server_config.h"
 #include "gateway/server/exchange_server.h"
 #include "gateway/tools/client/client.h"
@@ -78,8 +79,8 @@ class TestServer {
   bool running_ = false;
 };
 
-// Logon parameters of a demo user: API key = user name, secret =
-// "demo-<user>". Heartbeat: the server default.
+// Logon parameters of a demo user: API key = user name, signed with its
+// published Ed25519 key (DemoPrivateKey). Heartbeat: the server default.
 client::LogonParams DemoLogon(std::string_view user);
 // The same, keeping resting orders when the session ends.
 client::LogonParams DemoLogonOptOut(std::string_view user);

@@ -489,9 +489,10 @@ TEST_F(TlsTest, CfxToolConnectsWithTlsAndCa) {
   EXPECT_TRUE(Contains(ok.out, kSymbol)) << ok.out;
   // CFX_CA names the CA, as --ca does.
   const cfx::testing::ToolResult env = cfx::testing::RunTool(
-      "CFX_CA=" + File("ca.crt") + " " + CFX_TOOL + " --tls --port " +
+      std::string(cfx::testing::kWithoutCfxEnv) + "CFX_CA=" + File("ca.crt") +
+          " " + CFX_TOOL + " --tls --port " +
           std::to_string(server.protobuf_tls_port()) +
-          " --api-key trader-a --secret demo-trader-a instruments </dev/null",
+          " --api-key trader-a instruments </dev/null",
       tmp.Sub("env.err"));
   EXPECT_EQ(env.exit_code, 0) << env.err;
   const cfx::testing::ToolResult wrong = cfx::testing::RunCfxAs(

@@ -8,14 +8,17 @@
 
 #include "exchange/core/reference/attestation.h"
 #include "gateway/session/attestation_signature.h"
-#include "gateway/session/base64.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/base64.h"
+#include "gateway/crypto/ed25519.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "tests/gateway/session/attestation_samples.h"
 
 namespace cfx::gateway::attest {
 namespace {
 
+using crypto::Base64Encode;
+using crypto::Ed25519KeyPair;
+using crypto::GenerateKeyPair;
 using exchange::Attestation;
 using test_samples::Measurement;
 using test_samples::MeasurementText;

@@ -7,7 +7,7 @@
 #include "exchange/core/reference/attestation.h"
 #include "gateway/session/attestation_check.h"
 #include "gateway/session/attestation_signature.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 
 namespace cfx::gateway::attest::test_samples {
 
@@ -17,8 +17,8 @@ namespace cfx::gateway::attest::test_samples {
 
 // One fixed key pair for the whole run: generated once, so the signed
 // files of the tests are reproducible within a run.
-inline const Ed25519KeyPair& TestKey() {
-  static const Ed25519KeyPair key = GenerateKeyPair().value();
+inline const crypto::Ed25519KeyPair& TestKey() {
+  static const crypto::Ed25519KeyPair key = crypto::GenerateKeyPair().value();
   return key;
 }
 

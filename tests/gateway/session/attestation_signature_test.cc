@@ -5,14 +5,18 @@
 #include <cstddef>
 #include <string>
 
-#include "gateway/tools/attest/ed25519.h"
-#include "tests/gateway/session/ed25519_test_vector.h"
+#include "gateway/crypto/ed25519.h"
+#include "tests/gateway/crypto/ed25519_test_vector.h"
 
 namespace cfx::gateway::attest {
 namespace {
 
-using test_vector::kRfcPrivate;
-using test_vector::kRfcPublic;
+using crypto::Ed25519KeyPair;
+using crypto::GenerateKeyPair;
+using crypto::Sign;
+using crypto::Verify;
+using crypto::test_vector::kRfcPrivate;
+using crypto::test_vector::kRfcPublic;
 
 TEST(Ed25519, EveryFlippedSignatureBitFailsVerification) {
   const std::string message = "CFX-ATTESTATION-V1\n";

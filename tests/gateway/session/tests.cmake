@@ -2,14 +2,14 @@
 # TCP acceptor, driven on the test thread, with an accept made to fail by
 # running out of descriptors (descriptor_limit.h); reading and verifying
 # signed attestations, on files the attest tools write and sign
-# (attestation_samples.h, ed25519_test_vector.h), and base64; the logon
+# (attestation_samples.h, the RFC 8032 vector of
+# tests/gateway/crypto/ed25519_test_vector.h); the logon
 # credential checker, the back-off table and the known sources.
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_check_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_signature_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/connection_limiter_test.cc
-  ${CMAKE_CURRENT_LIST_DIR}/base64_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/credential_check_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/known_sources_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_backoff_test.cc

@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
+#include "gateway/session/attestation_signature.h"
 #include "gateway/tools/attest/measurement_json.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
@@ -26,6 +27,9 @@
 namespace cfx::gateway::attest {
 namespace {
 
+using crypto::PublicKeyOf;
+using crypto::ReadPrivateKeyFile;
+using crypto::ReadPublicKeyFile;
 using ::cfx::testing::Contains;
 using ::cfx::testing::Lines;
 using ::cfx::testing::RunTool;

@@ -10,13 +10,14 @@
 
 #include "exchange/core/reference/attestation.h"
 #include "gateway/session/attestation_check.h"
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 #include "tests/gateway/session/attestation_samples.h"
 #include "tests/support/temp_dir.h"
 
 namespace cfx::gateway::attest {
 namespace {
 
+using crypto::WritePrivateKeyFile;
 using exchange::Attestation;
 using test_samples::MeasurementText;
 using test_samples::Sample;

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "gateway/crypto/ed25519.h"
 #include "tests/gateway/server/server_fixture.h"
 
 #ifndef CFX_TOOL
@@ -417,10 +419,11 @@ class CliEndToEndTest : public ::testing::Test {
 
   uint16_t port() const { return server_.port(); }
 
-  // The connection flags for `user` (a demo user) on the test server.
+  // The connection flags for `user` (a demo user, signing with its
+  // published key) on the test server.
   std::vector<std::string> As(const std::string& user) const {
-    return {"--host",    "127.0.0.1", "--port",   std::to_string(port()),
-            "--api-key", user,        "--secret", "demo-" + user};
+    return {"--host", "127.0.0.1", "--port", std::to_string(port()),
+            "--api-key", user};
   }
 
   // Runs `cfx <args...>` to its end (bounded by kWait).
@@ -564,7 +567,7 @@ TEST_F(CliEndToEndTest, InstrumentsListsTheFrontFutureWithACentTick) {
 TEST_F(CliEndToEndTest, GradesListsStandardAndPremiumWithCredentialsFromEnv) {
   const std::vector<std::string> env = {
       "CFX_HOST=127.0.0.1", "CFX_PORT=" + std::to_string(port()),
-      "CFX_API_KEY=trader-a", "CFX_API_SECRET=demo-trader-a"};
+      "CFX_API_KEY=trader-a"};
   const ToolResult r = Run({"grades"}, env);
   ASSERT_EQ(r.exit_code, 0) << r;
   EXPECT_EQ(r.err, "");
@@ -890,6 +893,64 @@ TEST_F(CliEndToEndTest, WrongSecretFailsTheLogonWithExitThree) {
   EXPECT_EQ(r.out, "");
 }
 
+// A server of its own: trader-a's API key is replaced by one that
+// `cfx keygen` makes in the test.
+class CliKeygenEndToEndTest : public CliEndToEndTest {
+ protected:
+  void SetUp() override {}
+};
+
+TEST_F(CliKeygenEndToEndTest, KeygenWritesAKeyPairThatLogsOnWithKey) {
+  cfx::testing::TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty()) << "mkdtemp failed";
+  const std::string prefix = tmp.Sub("desk-1");
+  const ToolResult made = Run({"keygen", "--out", prefix});
+  ASSERT_EQ(made.exit_code, 0) << made;
+  EXPECT_NE(made.out.find("api_keys { id: \"desk-1\" kind: KIND_ED25519 "
+                          "public_key: \""),
+            std::string::npos)
+      << made;
+  struct stat st {};
+  ASSERT_EQ(::stat((prefix + ".key").c_str(), &st), 0) << std::strerror(errno);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  Result<std::string> pub = crypto::ReadPublicKeyFile(prefix + ".pub");
+  ASSERT_TRUE(pub.has_value()) << pub.error().ToString();
+
+  ServerConfig config = server_test::DemoConfig();
+  for (UserConfig& u : config.users) {
+    if (u.name == "trader-a") u.api_keys = {ApiKey::Ed25519("desk-1", pub.value())};
+  }
+  config.RebuildIndex();
+  TestServer server(config);
+  const Status started = server.Start();
+  ASSERT_TRUE(started.ok()) << started.ToString();
+  const std::vector<std::string> conn = {
+      "--host", "127.0.0.1", "--port", std::to_string(server.port()),
+      "--api-key", "desk-1"};
+
+  std::vector<std::string> with_key = conn;
+  with_key.insert(with_key.end(), {"--key", prefix + ".key", "instruments"});
+  const ToolResult ok = Run(with_key);
+  EXPECT_EQ(ok.exit_code, 0) << ok;
+  EXPECT_EQ(ok.err, "");
+
+  // The key file from the environment works as --key does.
+  std::vector<std::string> from_env = conn;
+  from_env.push_back("instruments");
+  const ToolResult env =
+      Run(from_env, {"CFX_API_KEY_FILE=" + prefix + ".key"});
+  EXPECT_EQ(env.exit_code, 0) << env;
+
+  // A key pair of another keygen run signs for desk-1: refused.
+  std::vector<std::string> wrong = conn;
+  const std::string other = tmp.Sub("other");
+  ASSERT_EQ(Run({"keygen", "--out", other}).exit_code, 0);
+  wrong.insert(wrong.end(), {"--key", other + ".key", "instruments"});
+  ExpectOneErrorLine(
+      Run(wrong), 3,
+      "cfx: logon rejected: AUTHENTICATION_FAILED: authentication failed");
+}
+
 TEST_F(CliEndToEndTest, NoServerOnThePortExitsThree) {
   // A loopback port bound but not listening refuses connections, and stays
   // taken for the whole test.
@@ -905,7 +966,7 @@ TEST_F(CliEndToEndTest, NoServerOnThePortExitsThree) {
 
   const ToolResult r =
       Run({"--host", "127.0.0.1", "--port", closed_port, "--api-key",
-           "trader-a", "--secret", "demo-trader-a", "instruments"});
+           "trader-a", "instruments"});
   ::close(fd);
   EXPECT_EQ(r.exit_code, 3) << r;
   ASSERT_EQ(Lines(r.err).size(), 1u) << r;

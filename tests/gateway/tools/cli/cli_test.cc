@@ -52,11 +52,10 @@ class CfxToolTest : public ::testing::Test {
                    tmp_.Sub("stderr"));
   }
 
-  // Runs `cfx --port <server> --api-key trader-a --secret demo-trader-a
-  // <args>`.
+  // Runs `cfx --port <server> --api-key trader-a <args>`.
   ToolResult RunAgainst(const FakeServer& server, const std::string& args) {
     return Run("--port " + std::to_string(server.port()) +
-               " --api-key trader-a --secret demo-trader-a " + args);
+               " --api-key trader-a " + args);
   }
 
   // Expects exit code 2 and one stderr line starting "cfx: " and holding
@@ -72,7 +71,7 @@ class CfxToolTest : public ::testing::Test {
   cfx::testing::TempDir tmp_;
 };
 
-const char kCreds[] = "--api-key trader-a --secret demo-trader-a ";
+const char kCreds[] = "--api-key trader-a ";
 const char kOrder[] = "order new --symbol XB2SZ6 --side buy --qty 5 ";
 
 // ---------------------------------------------------------------- usage
@@ -132,8 +131,10 @@ TEST_F(CfxToolTest, OrderNewArgumentErrorsAreUsageErrors) {
 TEST_F(CfxToolTest, MissingCredentialsAreUsageErrors) {
   ExpectUsageError(std::string(kOrder) + "--price 5.80",
                    "no API key: pass --api-key or set CFX_API_KEY");
-  ExpectUsageError("--api-key trader-a instruments",
-                   "no API secret: pass --secret or set CFX_API_SECRET");
+  ExpectUsageError("--api-key desk-key instruments",
+                   "no credentials for API key desk-key: pass --key FILE (env "
+                   "CFX_API_KEY_FILE), or --secret (env CFX_API_SECRET) for an "
+                   "hmac-sha256 key");
 }
 
 TEST_F(CfxToolTest, OtherCommandArgumentErrorsAreUsageErrors) {
@@ -188,7 +189,7 @@ TEST_F(CfxToolTest, EnvironmentSuppliesTheConnectionAndFlagsWin) {
   const std::string env_port = std::to_string(testing::UnusedPort());
   const std::string flag_port = std::to_string(testing::UnusedPort());
   const std::string env = "CFX_HOST=127.0.0.1 CFX_PORT=" + env_port +
-                          " CFX_API_KEY=trader-a CFX_API_SECRET=demo-trader-a";
+                          " CFX_API_KEY=trader-a";
   ToolResult r = Run("instruments", "", env);
   EXPECT_EQ(r.exit_code, 3) << r.err;
   EXPECT_TRUE(Contains(r.err, "127.0.0.1:" + env_port + ":")) << r.err;

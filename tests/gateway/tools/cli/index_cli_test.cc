@@ -62,8 +62,8 @@ class IndexCliTest : public ::testing::Test {
     ASSERT_TRUE(gw_.ok());
   }
 
-  // Runs `cfx --port <gateway> --api-key <user> --secret demo-<user>
-  // <args>`, capturing stdout and stderr separately.
+  // Runs `cfx --port <gateway> --api-key <user> <args>` (the demo user's
+  // published key), capturing stdout and stderr separately.
   ToolResult Run(const std::string& args,
                  const std::string& user = "trader-a") const {
     return ::cfx::testing::RunCfxAs(CFX_TOOL, gw_.port(), user, args,

@@ -39,8 +39,8 @@ class SettlementCliTest : public ::testing::Test {
     ASSERT_TRUE(gw_.ok());
   }
 
-  // Runs `cfx --port <gateway> --api-key <user> --secret demo-<user>
-  // <args>`, capturing stdout and stderr separately.
+  // Runs `cfx --port <gateway> --api-key <user> <args>` (the demo user's
+  // published key), capturing stdout and stderr separately.
   ToolResult Run(const std::string& args,
                  const std::string& user = "clear-1") const {
     return ::cfx::testing::RunCfxAs(CFX_TOOL, gw_.port(), user, args,

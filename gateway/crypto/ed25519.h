@@ -4,16 +4,16 @@
 #include <string>
 #include <string_view>
 
+#include "exchange/core/reference/attestation.h"
 #include "exchange/core/status.h"
-#include "gateway/session/attestation_signature.h"
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
-// Ed25519 (RFC 8032) keys and signing through OpenSSL 3 EVP, for the
-// attesters' tools (docs/attestations.md). Keys and signatures are raw bytes
-// in std::string: a private key is the 32-byte seed, a public key 32 bytes, a
-// signature 64. Verification and the attester key id, which the exchange
-// needs too, are in gateway/session/attestation_signature.h (included here).
+// Ed25519 (RFC 8032) keys, signing and verification through OpenSSL 3 EVP:
+// attestations (docs/attestations.md) and protobuf API keys
+// (docs/protocol.md, "Logon"). Keys and signatures are raw bytes in
+// std::string: a private key is the 32-byte seed, a public key 32 bytes, a
+// signature 64.
 //
 // Private key bytes are never logged or printed: no function here puts them
 // in a Status message.
@@ -21,6 +21,14 @@ namespace cfx::gateway::attest {
 // Thread: every function is safe to call from any thread.
 
 inline constexpr std::size_t kEd25519PrivateKeyBytes = 32;
+// The lengths the core checks registered keys and signatures by.
+using exchange::kEd25519PublicKeyBytes;
+using exchange::kEd25519SignatureBytes;
+
+// True iff `signature` is a valid 64-byte signature of `message` by the
+// 32-byte `public_key`. Wrong lengths are false.
+bool Verify(std::string_view public_key, std::string_view message,
+            std::string_view signature);
 
 struct Ed25519KeyPair {
   std::string private_key;  // 32-byte seed; secret
@@ -60,8 +68,13 @@ Status WritePublicKeyFile(const std::string& path, std::string_view public_key);
 Result<std::string> ReadPrivateKeyFile(const std::string& path);
 Result<std::string> ReadPublicKeyFile(const std::string& path);
 
+// A fresh key pair written to `prefix` + ".key" (private, 0600) and
+// `prefix` + ".pub" (0644), both PEM; returns the raw public key. Refuses
+// (kAlreadyExists) when either file exists; on a failure neither is left.
+Result<std::string> WriteNewKeyPair(const std::string& prefix);
+
 // Overwrites `secret` with zeros (OPENSSL_cleanse, which the compiler may
 // not elide) and empties it. For private keys once they are used.
 void Wipe(std::string& secret);
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

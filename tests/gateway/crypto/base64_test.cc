@@ -1,11 +1,11 @@
-#include "gateway/session/base64.h"
+#include "gateway/crypto/base64.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <string_view>
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 namespace {
 
 TEST(Base64, RoundTripsEveryLength) {
@@ -30,4 +30,4 @@ TEST(Base64, StrictDecodeRejectsNonCanonicalText) {
 }
 
 }  // namespace
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

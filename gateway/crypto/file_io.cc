@@ -1,4 +1,4 @@
-#include "gateway/tools/attest/file_io.h"
+#include "gateway/crypto/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
 namespace {
 
@@ -99,4 +99,4 @@ Status WriteFile(const std::string& path, std::string_view data) {
   return Status::Ok();
 }
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

@@ -6,7 +6,7 @@
 
 #include "exchange/core/status.h"
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
 // Small-file helpers for key, measurement and signed-attestation files.
 // Every error message starts with the path: "m.json: No such file or
@@ -26,4 +26,4 @@ Status WriteNewFile(const std::string& path, std::string_view data,
 // Creates or truncates `path` (mode 0644 less the umask) and writes `data`.
 Status WriteFile(const std::string& path, std::string_view data);
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

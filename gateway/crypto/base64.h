@@ -5,7 +5,7 @@
 
 #include "exchange/core/status.h"
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
 // Standard base64 with padding (RFC 4648 §4), and its strict inverse:
 // rejects whitespace, other alphabets, missing padding and non-zero unused
@@ -14,4 +14,4 @@ namespace cfx::gateway::attest {
 std::string Base64Encode(std::string_view bytes);
 Result<std::string> Base64DecodeStrict(std::string_view text);
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

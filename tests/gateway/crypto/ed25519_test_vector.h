@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace cfx::gateway::attest::test_vector {
+namespace cfx::gateway::crypto::test_vector {
 
 // The Ed25519 test vector the signing and verification tests share
 // (tests/gateway/session/attestation_signature_test.cc,
@@ -28,4 +28,4 @@ inline const std::string kRfcSignature = FromHex(
     "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590"
     "a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b");
 
-}  // namespace cfx::gateway::attest::test_vector
+}  // namespace cfx::gateway::crypto::test_vector

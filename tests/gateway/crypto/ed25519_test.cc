@@ -1,4 +1,4 @@
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,10 +11,11 @@
 #include <string>
 #include <string_view>
 
-#include "tests/gateway/session/ed25519_test_vector.h"
+#include "gateway/session/attestation_signature.h"
+#include "tests/gateway/crypto/ed25519_test_vector.h"
 #include "tests/support/temp_dir.h"
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 namespace {
 
 using test_vector::kRfcPrivate;
@@ -95,7 +96,7 @@ TEST(Ed25519, KeyIdMatchesOpensslDigestOfTheSpkiKey) {
                   " -outform DER | tail -c 32 | openssl dgst -sha256 -r > " +
                   dir.Sub("digest")),
             0);
-  EXPECT_EQ(AttesterKeyId(pair.public_key),
+  EXPECT_EQ(attest::AttesterKeyId(pair.public_key),
             "ed25519:" + ReadAll(dir.Sub("digest")).substr(0, 16));
 }
 
@@ -232,4 +233,4 @@ TEST_F(KeyFilesTest, EncryptedAndNonEd25519KeysAreRejected) {
 }
 
 }  // namespace
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

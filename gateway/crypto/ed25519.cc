@@ -1,10 +1,12 @@
-#include "gateway/tools/attest/ed25519.h"
+#include "gateway/crypto/ed25519.h"
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+
+#include <unistd.h>
 
 #include <cstddef>
 #include <memory>
@@ -13,15 +15,12 @@
 #include <utility>
 
 #include "exchange/core/reference/attestation.h"
-#include "gateway/session/openssl_key.h"
-#include "gateway/tools/attest/file_io.h"
+#include "gateway/crypto/openssl_key.h"
+#include "gateway/crypto/file_io.h"
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
 namespace {
-
-using exchange::kEd25519PublicKeyBytes;
-using exchange::kEd25519SignatureBytes;
 
 // PEM key files are a few hundred bytes.
 constexpr std::size_t kMaxKeyFileBytes = 64 * 1024;
@@ -105,6 +104,25 @@ Status WithPath(const std::string& path, const Status& s) {
 }
 
 }  // namespace
+
+bool Verify(std::string_view public_key, std::string_view message,
+            std::string_view signature) {
+  if (public_key.size() != kEd25519PublicKeyBytes ||
+      signature.size() != kEd25519SignatureBytes) {
+    return false;
+  }
+  Pkey pkey = PublicPkey(public_key);
+  MdCtx ctx(EVP_MD_CTX_new());
+  const bool ok =
+      pkey != nullptr && ctx != nullptr &&
+      EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, pkey.get()) ==
+          1 &&
+      EVP_DigestVerify(ctx.get(), Bytes(signature), signature.size(),
+                       Bytes(message), message.size()) == 1;
+  // A bad signature leaves an error on OpenSSL's queue.
+  ERR_clear_error();
+  return ok;
+}
 
 Result<Ed25519KeyPair> GenerateKeyPair() {
   PkeyCtx ctx(EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr));
@@ -245,9 +263,32 @@ Result<std::string> ReadPublicKeyFile(const std::string& path) {
   return key;
 }
 
+Result<std::string> WriteNewKeyPair(const std::string& prefix) {
+  const std::string key_path = prefix + ".key";
+  const std::string pub_path = prefix + ".pub";
+  for (const std::string& path : {key_path, pub_path}) {
+    if (::access(path.c_str(), F_OK) == 0) {
+      return Status(StatusCode::kAlreadyExists,
+                    path + ": already exists; refusing to overwrite a key");
+    }
+  }
+  Result<Ed25519KeyPair> pair = GenerateKeyPair();
+  if (!pair.has_value()) return pair.error();
+  Status s = WritePrivateKeyFile(key_path, pair.value().private_key);
+  Wipe(pair.value().private_key);
+  if (!s.ok()) return s;
+  s = WritePublicKeyFile(pub_path, pair.value().public_key);
+  if (!s.ok()) {
+    // A private key without its public file is half a key pair.
+    ::unlink(key_path.c_str());
+    return s;
+  }
+  return pair.value().public_key;
+}
+
 void Wipe(std::string& secret) {
   if (!secret.empty()) OPENSSL_cleanse(secret.data(), secret.size());
   secret.clear();
 }
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

@@ -1,11 +1,11 @@
-#include "gateway/session/base64.h"
+#include "gateway/crypto/base64.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-namespace cfx::gateway::attest {
+namespace cfx::gateway::crypto {
 
 namespace {
 
@@ -82,4 +82,4 @@ Result<std::string> Base64DecodeStrict(std::string_view text) {
   return out;
 }
 
-}  // namespace cfx::gateway::attest
+}  // namespace cfx::gateway::crypto

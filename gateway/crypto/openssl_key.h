@@ -5,7 +5,7 @@
 #include <memory>
 #include <string_view>
 
-namespace cfx::gateway::attest::internal {
+namespace cfx::gateway::crypto::internal {
 
 // Owning handles and raw-key constructors of OpenSSL 3 EVP, shared by the
 // exchange's signature check (attestation_signature.cc) and the attest
@@ -30,4 +30,4 @@ inline Pkey PublicPkey(std::string_view public_key) {
       EVP_PKEY_ED25519, nullptr, Bytes(public_key), public_key.size()));
 }
 
-}  // namespace cfx::gateway::attest::internal
+}  // namespace cfx::gateway::crypto::internal
