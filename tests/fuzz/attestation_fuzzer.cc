@@ -59,7 +59,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
           ex::EncodeCanonicalAttestation(s.value().attestation));
     Check(s.value().signature.size() == ex::kEd25519SignatureBytes);
     const cfx::Status v = attest::VerifySignedAttestation(
-        s.value(), attest::test_vector::kRfcPublic);
+        s.value(), cfx::gateway::crypto::test_vector::kRfcPublic);
     Check(v.ok() || (v.code() == cfx::StatusCode::kInvalidArgument &&
                      !v.message().empty()));
   }
