@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
@@ -28,6 +27,7 @@
 #include "gateway/md/market_data.h"
 #include "index/index_service.h"
 #include "tests/gateway/fix/fix_test_client.h"
+#include "tests/gateway/fix/fix_test_start.h"
 #include "tests/gateway/http/index_test_events.h"
 #include "tests/gateway/server/server_fixture.h"
 #include "tests/support/temp_dir.h"
@@ -196,14 +196,8 @@ class FixIndexTest : public ::testing::Test {
     o.username = "trader-c";
     o.password = "demo-trader-c";
     o.store_dir = dir_.Sub("client");
-    std::error_code ec;
-    std::filesystem::create_directories(o.store_dir, ec);
-    auto c = std::make_unique<FixTestClient>(o);
-    std::string error;
-    if (!c->Start(&error)) {
-      ADD_FAILURE() << error;
-      return nullptr;
-    }
+    auto c = StartFixTestClient(o);
+    if (c == nullptr) return nullptr;
     if (!c->WaitLoggedOn(kWait)) {
       ADD_FAILURE() << "TRADER_C did not log on\n" << c->Describe();
       return nullptr;

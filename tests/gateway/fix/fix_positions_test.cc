@@ -10,7 +10,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
@@ -33,6 +32,7 @@
 #include "gateway/md/market_data.h"
 #include "settlement/settlement_service.h"
 #include "tests/gateway/fix/fix_test_client.h"
+#include "tests/gateway/fix/fix_test_start.h"
 #include "tests/gateway/server/server_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -167,14 +167,8 @@ class FixPositionsTest : public ::testing::Test {
     o.username = user;
     o.password = "demo-" + user;
     o.store_dir = dir_.Sub("client-" + user);
-    std::error_code ec;
-    std::filesystem::create_directories(o.store_dir, ec);
-    auto c = std::make_unique<FixTestClient>(o);
-    std::string error;
-    if (!c->Start(&error)) {
-      ADD_FAILURE() << error;
-      return nullptr;
-    }
+    auto c = StartFixTestClient(o);
+    if (c == nullptr) return nullptr;
     if (!c->WaitLoggedOn(kWait)) {
       ADD_FAILURE() << comp_id << " did not log on\n" << c->Describe();
       return nullptr;

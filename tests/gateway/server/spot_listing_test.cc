@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -18,6 +17,7 @@
 #include <vector>
 
 #include "tests/gateway/fix/fix_test_client.h"
+#include "tests/gateway/fix/fix_test_start.h"
 #include "tests/gateway/server/server_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -133,14 +133,8 @@ std::unique_ptr<FixTestClient> FixLogOn(uint16_t port, const std::string& dir) {
   o.username = "trader-b";
   o.password = "demo-trader-b";
   o.store_dir = dir;
-  std::error_code ec;
-  std::filesystem::create_directories(o.store_dir, ec);
-  auto c = std::make_unique<FixTestClient>(o);
-  std::string error;
-  if (!c->Start(&error)) {
-    ADD_FAILURE() << error;
-    return nullptr;
-  }
+  auto c = fix_test::StartFixTestClient(o);
+  if (c == nullptr) return nullptr;
   if (!c->WaitLoggedOn(kFixWait)) {
     ADD_FAILURE() << "TRADER_B did not log on\n" << c->Describe();
     return nullptr;

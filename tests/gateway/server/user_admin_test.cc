@@ -7,11 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "tests/gateway/fix/fix_test_client.h"
+#include "tests/gateway/fix/fix_test_start.h"
 #include "tests/gateway/server/server_fixture.h"
 #include "tests/support/temp_dir.h"
 
@@ -108,15 +108,7 @@ std::unique_ptr<FixTestClient> StartFix(uint16_t port, const std::string& dir,
   o.username = user;
   o.password = password;
   o.store_dir = dir;
-  std::error_code ec;
-  std::filesystem::create_directories(o.store_dir, ec);
-  auto c = std::make_unique<FixTestClient>(o);
-  std::string error;
-  if (!c->Start(&error)) {
-    ADD_FAILURE() << error;
-    return nullptr;
-  }
-  return c;
+  return fix_test::StartFixTestClient(o);
 }
 
 // A Logout(5) whose Text(58) is `text` arrived on `c`.
