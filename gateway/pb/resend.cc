@@ -1,6 +1,8 @@
 #include "gateway/pb/resend.h"
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "gateway/pb/report_builder.h"
 #include "gateway/session/metrics.h"
@@ -69,11 +71,14 @@ void Resender::Keep(History& h, uint32_t capacity, MessagePosition pos,
   if (!h.Place(skip, frame.size(), &offset)) {
     offset = h.Grow(skip, frame.size());
   }
-  std::copy(frame.begin(), frame.end(),
-            h.bytes.begin() + static_cast<std::ptrdiff_t>(offset));
+  std::copy(frame.begin(), frame.end(), h.bytes.get() + offset);
   const Entry e{pos, static_cast<int32_t>(type),
                 static_cast<uint32_t>(frame.size()), offset};
   if (!full) {
+    if (h.ring.size() == h.ring.capacity()) {  // grows to `capacity`, no more
+      h.ring.reserve(std::min<std::size_t>(
+          capacity, std::max<std::size_t>(16, 2 * h.ring.size())));
+    }
     h.ring.push_back(e);
     return;
   }
@@ -88,7 +93,7 @@ void Resender::Keep(History& h, uint32_t capacity, MessagePosition pos,
 bool Resender::History::Place(std::size_t skip, std::size_t length,
                               std::size_t* offset) const {
   if (skip >= size()) {  // none kept
-    if (length > bytes.size()) return false;
+    if (length > bytes_size) return false;
     *offset = 0;
     return true;
   }
@@ -97,7 +102,7 @@ bool Resender::History::Place(std::size_t skip, std::size_t length,
   const std::size_t begin = oldest.offset;
   const std::size_t end = newest.offset + newest.length;
   if (begin < end) {  // kept in [begin, end): room after it, or before it
-    if (length <= bytes.size() - end) {
+    if (length <= bytes_size - end) {
       *offset = end;
     } else if (length <= begin) {
       *offset = 0;
@@ -115,16 +120,17 @@ bool Resender::History::Place(std::size_t skip, std::size_t length,
 std::size_t Resender::History::Grow(std::size_t skip, std::size_t length) {
   std::size_t kept = 0;
   for (std::size_t i = skip; i < size(); ++i) kept += at(i).length;
-  std::vector<char> grown(2 * (kept + length));
+  const std::size_t grown_size = 2 * (kept + length);
+  auto grown = std::make_unique_for_overwrite<char[]>(grown_size);
   std::size_t at_byte = 0;
   for (std::size_t i = skip; i < size(); ++i) {
     Entry& e = ring[slot(i)];
-    std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(e.offset), e.length,
-                grown.begin() + static_cast<std::ptrdiff_t>(at_byte));
+    std::copy_n(bytes.get() + e.offset, e.length, grown.get() + at_byte);
     e.offset = at_byte;
     at_byte += e.length;
   }
-  bytes.swap(grown);
+  bytes = std::move(grown);
+  bytes_size = grown_size;
   return at_byte;
 }
 

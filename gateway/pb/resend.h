@@ -101,7 +101,9 @@ class Resender {
   struct History {
     std::vector<Entry> ring;  // at most capacity_; the oldest at `head`
     std::size_t head = 0;
-    std::vector<char> bytes;
+    // Not zeroed when grown: only the kept frames' bytes are ever read.
+    std::unique_ptr<char[]> bytes;
+    std::size_t bytes_size = 0;
     uint64_t first = 0;  // number of the oldest kept message since start
     bool evicted = false;
     MessagePosition last_evicted;
@@ -121,7 +123,7 @@ class Resender {
     }
     // Its frame; valid until the next Keep().
     std::string_view frame(const Entry& e) const {
-      return {bytes.data() + e.offset, e.length};
+      return {bytes.get() + e.offset, e.length};
     }
     // Where a frame of `length` bytes can go when the kept frames are
     // at(skip)..at(size() - 1): sets `*offset` and returns true, or returns
