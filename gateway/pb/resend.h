@@ -46,12 +46,13 @@ struct MessagePosition {
 //
 // Thread: the gateway thread. Memory: per account with messages, at most
 // `capacity` descriptors of 32 bytes and one byte ring holding the kept
-// frames back to back (an execution report is about 100 bytes framed); the
-// ring grows, to twice the bytes of the frames kept then, only when a new
-// frame does not fit, so it is at most twice the most bytes the account's
-// last `capacity` frames ever took, and once it is that big recording copies
-// each frame once and allocates nothing. Plus 8 bytes per open order (and
-// per order closed since the last prune); per resuming session a cursor.
+// frames (an execution report is about 100 bytes framed). The ring grows
+// only when a new frame fits nowhere in it, to twice the bytes of the last
+// `capacity` frames then, so it is at most twice the most those ever took;
+// with frames of one size it grows no more once it holds twice `capacity`
+// of them, and recording then copies each frame once and allocates
+// nothing. Plus 8 bytes per open order (and per order closed since the
+// last prune); per resuming session a cursor.
 class Resender {
  public:
   static constexpr int kPerSession = 16;
@@ -91,6 +92,8 @@ class Resender {
     uint32_t length = 0;
     std::size_t offset = 0;
   };
+  static_assert(sizeof(Entry) == 32,
+                "the descriptor size the Memory note gives");
   // One account's messages and open orders. `ring` holds the descriptors:
   // once `capacity_` messages are kept it is circular, a new message taking
   // the oldest one's slot. `bytes` holds their frames, each in one piece,
