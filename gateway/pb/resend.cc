@@ -1,6 +1,8 @@
 #include "gateway/pb/resend.h"
 
 #include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "gateway/pb/report_builder.h"
 #include "gateway/session/metrics.h"
@@ -63,18 +65,73 @@ void Resender::Record(AccountId account, const w::Envelope& env,
 // Appends the message, or once `capacity` are kept, overwrites the oldest.
 void Resender::Keep(History& h, uint32_t capacity, MessagePosition pos,
                     int type, std::string_view frame) {
-  if (h.ring.size() < capacity) {
-    h.ring.push_back(Entry{pos, type, std::string(frame)});
+  const bool full = h.ring.size() >= capacity;
+  const std::size_t skip = full ? 1 : 0;  // the oldest's bytes are free
+  std::size_t offset = 0;
+  if (!h.Place(skip, frame.size(), &offset)) {
+    offset = h.Grow(skip, frame.size());
+  }
+  std::copy(frame.begin(), frame.end(), h.bytes.get() + offset);
+  const Entry e{pos, static_cast<int32_t>(type),
+                static_cast<uint32_t>(frame.size()), offset};
+  if (!full) {
+    if (h.ring.size() == h.ring.capacity()) {  // grows to `capacity`, no more
+      h.ring.reserve(std::min<std::size_t>(
+          capacity, std::max<std::size_t>(16, 2 * h.ring.size())));
+    }
+    h.ring.push_back(e);
     return;
   }
   Entry& oldest = h.ring[h.head];
   h.evicted = true;
   h.last_evicted = oldest.pos;
-  oldest.pos = pos;
-  oldest.type = type;
-  oldest.frame.assign(frame);
+  oldest = e;
   if (++h.head == h.ring.size()) h.head = 0;
   ++h.first;
+}
+
+bool Resender::History::Place(std::size_t skip, std::size_t length,
+                              std::size_t* offset) const {
+  if (skip >= size()) {  // none kept
+    if (length > bytes_size) return false;
+    *offset = 0;
+    return true;
+  }
+  const Entry& oldest = at(skip);
+  const Entry& newest = at(size() - 1);
+  const std::size_t begin = oldest.offset;
+  const std::size_t end = newest.offset + newest.length;
+  if (begin < end) {  // kept in [begin, end): room after it, or before it
+    if (length <= bytes_size - end) {
+      *offset = end;
+    } else if (length <= begin) {
+      *offset = 0;
+    } else {
+      return false;
+    }
+    return true;
+  }
+  // Kept in [begin, the end of the frames there) and [0, end).
+  if (length > begin - end) return false;
+  *offset = end;
+  return true;
+}
+
+std::size_t Resender::History::Grow(std::size_t skip, std::size_t length) {
+  std::size_t kept = 0;
+  for (std::size_t i = skip; i < size(); ++i) kept += at(i).length;
+  const std::size_t grown_size = 2 * (kept + length);
+  auto grown = std::make_unique_for_overwrite<char[]>(grown_size);
+  std::size_t at_byte = 0;
+  for (std::size_t i = skip; i < size(); ++i) {
+    Entry& e = ring[slot(i)];
+    std::copy_n(bytes.get() + e.offset, e.length, grown.get() + at_byte);
+    e.offset = at_byte;
+    at_byte += e.length;
+  }
+  bytes = std::move(grown);
+  bytes_size = grown_size;
+  return at_byte;
 }
 
 // An order opens with its first non-terminal report (order ids grow, so
@@ -144,9 +201,8 @@ void Resender::StartSnapshot(Session& s, History* h) {
 }
 
 int Resender::Serve(const SessionMap& sessions,
-                    const InstrumentTable& instruments,
-                    const OrderView& orders, std::size_t max_held,
-                    std::vector<Session*>* slow) {
+                    const InstrumentTable& instruments, const OrderView& orders,
+                    std::size_t max_held, std::vector<Session*>* slow) {
   if (active_.empty()) return 0;
   int budget = kPerPoll;
   // The sessions the budget did not reach go first next time.
@@ -190,13 +246,13 @@ bool Resender::ServeOne(Session& s, const InstrumentTable& instruments,
     for (; quota > 0 && c.next < c.end; --quota, ++c.next, ++c.sent) {
       const Entry& e = h->at(c.next - h->first);
       if (metrics != nullptr) metrics->MessageSent(e.type);
-      outbox_.SendBytes(s, e.frame, false, 0);
+      outbox_.SendBytes(s, h->frame(e), false, 0);
       --*budget;
     }
     return c.next >= c.end;
   }
-  auto it = std::upper_bound(h->open_orders.begin(), h->open_orders.end(),
-                             c.next);
+  auto it =
+      std::upper_bound(h->open_orders.begin(), h->open_orders.end(), c.next);
   for (; quota > 0 && it != h->open_orders.end() && *it <= c.end; ++it) {
     c.next = *it;
     const OrderRecord* o = orders.Find(exchange::OrderId{*it});

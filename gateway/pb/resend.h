@@ -45,10 +45,14 @@ struct MessagePosition {
 //   taken it.
 //
 // Thread: the gateway thread. Memory: per account with messages, at most
-// `capacity` frames (an execution report is about 100 bytes framed), each
-// buffer reused once the account has that many, and 8 bytes per open order
-// (and per order closed since the last prune); per resuming session a
-// cursor.
+// `capacity` descriptors of 32 bytes and one byte ring holding the kept
+// frames (an execution report is about 100 bytes framed). The ring grows
+// only when a new frame fits nowhere in it, to twice the bytes of the last
+// `capacity` frames then, so it is at most twice the most those ever took;
+// with frames of one size it grows no more once it holds twice `capacity`
+// of them, and recording then copies each frame once and allocates
+// nothing. Plus 8 bytes per open order (and per order closed since the
+// last prune); per resuming session a cursor.
 class Resender {
  public:
   static constexpr int kPerSession = 16;
@@ -80,17 +84,29 @@ class Resender {
   uint32_t capacity() const { return capacity_; }
 
  private:
+  // A kept message: its frame is bytes[offset, offset + length) of its
+  // account's History.
   struct Entry {
     MessagePosition pos;
-    int type = 0;  // Envelope body case, for the metrics
-    std::string frame;
+    int32_t type = 0;  // Envelope body case, for the metrics
+    uint32_t length = 0;
+    std::size_t offset = 0;
   };
-  // One account's messages and open orders. Once `capacity_` messages are
-  // kept, `ring` is circular: a new message takes the oldest one's slot and
-  // reuses its frame's buffer, so recording allocates nothing then.
+  static_assert(sizeof(Entry) == 32,
+                "the descriptor size the Memory note gives");
+  // One account's messages and open orders. `ring` holds the descriptors:
+  // once `capacity_` messages are kept it is circular, a new message taking
+  // the oldest one's slot. `bytes` holds their frames, each in one piece,
+  // oldest first from the oldest's offset: a new frame goes after the
+  // newest, or at 0 when the end of `bytes` is too near (the end then
+  // unused until the frames there are evicted), or, when neither has room,
+  // after the kept ones copied to a bigger `bytes` (Grow()).
   struct History {
     std::vector<Entry> ring;  // at most capacity_; the oldest at `head`
     std::size_t head = 0;
+    // Not zeroed when grown: only the kept frames' bytes are ever read.
+    std::unique_ptr<char[]> bytes;
+    std::size_t bytes_size = 0;
     uint64_t first = 0;  // number of the oldest kept message since start
     bool evicted = false;
     MessagePosition last_evicted;
@@ -103,16 +119,28 @@ class Resender {
 
     std::size_t size() const { return ring.size(); }
     // The i-th oldest kept message. REQUIRES: i < size().
-    const Entry& at(std::size_t i) const {
+    const Entry& at(std::size_t i) const { return ring[slot(i)]; }
+    std::size_t slot(std::size_t i) const {
       const std::size_t j = head + i;
-      return ring[j < ring.size() ? j : j - ring.size()];
+      return j < ring.size() ? j : j - ring.size();
     }
+    // Its frame; valid until the next Keep().
+    std::string_view frame(const Entry& e) const {
+      return {bytes.get() + e.offset, e.length};
+    }
+    // Where a frame of `length` bytes can go when the kept frames are
+    // at(skip)..at(size() - 1): sets `*offset` and returns true, or returns
+    // false when `bytes` has no room for it.
+    bool Place(std::size_t skip, std::size_t length, std::size_t* offset) const;
+    // Moves the frames of at(skip).. to the start of a new `bytes` of twice
+    // the size they and `length` more take; returns the offset after them.
+    std::size_t Grow(std::size_t skip, std::size_t length);
     void Prune();
   };
 
   History* Find(exchange::AccountId account) const;
-  static void Keep(History& h, uint32_t capacity, MessagePosition pos,
-                   int type, std::string_view frame);
+  static void Keep(History& h, uint32_t capacity, MessagePosition pos, int type,
+                   std::string_view frame);
   static void TrackOrder(History& h, const wire::v1::ExecutionReport& r);
   void StartSnapshot(Session& s, History* h);
   // Sends up to `budget` messages of s's retransmission; true when done.

@@ -348,10 +348,29 @@ void Metrics::TlsHandshake(Port port, bool ok) {
 Metrics::~Metrics() = default;
 
 void Metrics::MessageReceived(int type) {
-  received_[MessageSlot(type)]->Increment();
+  received_tally_[MessageSlot(type)].Add();
 }
 
-void Metrics::MessageSent(int type) { sent_[MessageSlot(type)]->Increment(); }
+void Metrics::MessageSent(int type) { sent_tally_[MessageSlot(type)].Add(); }
+
+template <std::size_t N>
+void Metrics::Sync(std::array<Tally, N>& tallies,
+                   const std::array<prometheus::Counter*, N>& series) {
+  for (std::size_t i = 0; i < N; ++i) {
+    const uint64_t now = tallies[i].counted.load(std::memory_order_relaxed);
+    if (now == tallies[i].synced) continue;
+    series[i]->Increment(static_cast<double>(now - tallies[i].synced));
+    tallies[i].synced = now;
+  }
+}
+
+void Metrics::SyncTallies() const {
+  std::lock_guard<std::mutex> lock(sync_mu_);
+  Sync(received_tally_, received_);
+  Sync(sent_tally_, sent_);
+  Sync(fix_received_tally_, fix_received_);
+  Sync(fix_sent_tally_, fix_sent_);
+}
 
 void Metrics::SessionReject(int reason) {
   const std::size_t slot = reason >= 0 && reason <= kMaxSessionRejectReason
@@ -365,11 +384,11 @@ void Metrics::LogonResult(bool ok) {
 }
 
 void Metrics::FixMessageReceived(char msg_type) {
-  fix_received_[FixSlot(msg_type)]->Increment();
+  fix_received_tally_[FixSlot(msg_type)].Add();
 }
 
 void Metrics::FixMessageSent(char msg_type) {
-  fix_sent_[FixSlot(msg_type)]->Increment();
+  fix_sent_tally_[FixSlot(msg_type)].Add();
 }
 
 void Metrics::FixLogonResult(bool ok) {
@@ -395,6 +414,7 @@ void Metrics::ObserveJournalCommit(double seconds) {
 void Metrics::SetPipeline(uint64_t durable_seq, uint64_t applied_seq,
                           uint64_t published_seq, uint64_t journal_writes,
                           uint64_t commands_total) {
+  SyncTallies();
   durable_seq_->Set(static_cast<double>(durable_seq));
   applied_seq_->Set(static_cast<double>(applied_seq));
   published_seq_->Set(static_cast<double>(published_seq));
@@ -435,6 +455,7 @@ void Metrics::SetHttpConnections(int64_t n) {
 void Metrics::HttpConnectionRefused() { http_refused_->Increment(); }
 
 std::string Metrics::Render() const {
+  SyncTallies();
   return prometheus::TextSerializer().Serialize(registry_->Collect());
 }
 

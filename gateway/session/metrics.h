@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cstdint>
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace prometheus {
@@ -22,10 +24,15 @@ namespace cfx::gateway {
 // is created in the constructor; the recording methods below only touch
 // pre-resolved pointers: no allocation, no label lookup.
 //
-// Thread: owned by the gateway thread. SetPipeline() must stay on one
-// thread; the other recording methods and Render() may be called from any
-// thread (prometheus-cpp values are atomic or internally locked), so the
-// journal writer may feed ObserveJournalCommit() itself.
+// Thread: owned by the gateway thread. SetPipeline() and the four message
+// counts (MessageReceived(), MessageSent(), FixMessageReceived(),
+// FixMessageSent()) must stay on one thread: those four are counted once or
+// more for every order, so they add to plain tallies of this object (a load
+// and a store, no locked instruction on the order path) that reach the
+// Prometheus series at each SetPipeline() (every 100 ms in the server) and
+// at each Render(). The other recording methods and Render() may be called
+// from any thread (prometheus-cpp values are atomic or internally locked),
+// so the journal writer may feed ObserveJournalCommit() itself.
 // Memory: allocates only in the constructor and in Render().
 class Metrics {
  public:
@@ -132,10 +139,31 @@ class Metrics {
   void AddHttpSeries(prometheus::Registry& registry);
   void AddConnectionSeries(prometheus::Registry& registry);
 
+  // A message count of one series slot: written by one thread, read by
+  // any (relaxed: a count, not a publication).
+  struct Tally {
+    std::atomic<uint64_t> counted{0};
+    uint64_t synced = 0;  // under sync_mu_
+    void Add() {
+      counted.store(counted.load(std::memory_order_relaxed) + 1,
+                    std::memory_order_relaxed);
+    }
+  };
+  template <std::size_t N>
+  static void Sync(std::array<Tally, N>& tallies,
+                   const std::array<prometheus::Counter*, N>& series);
+  // Adds the tallies counted since the last call to their series.
+  void SyncTallies() const;
+
   std::unique_ptr<prometheus::Registry> registry_;
   std::array<prometheus::Counter*, kMaxMessageType + 2>
       received_{};  // last = other
   std::array<prometheus::Counter*, kMaxMessageType + 2> sent_{};
+  mutable std::mutex sync_mu_;
+  mutable std::array<Tally, kMaxMessageType + 2> received_tally_{};
+  mutable std::array<Tally, kMaxMessageType + 2> sent_tally_{};
+  mutable std::array<Tally, 128> fix_received_tally_{};
+  mutable std::array<Tally, 128> fix_sent_tally_{};
   std::array<prometheus::Counter*, kMaxSessionRejectReason + 2>
       session_rejects_{};
   prometheus::Counter* logons_accepted_ = nullptr;

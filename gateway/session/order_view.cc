@@ -4,6 +4,7 @@
 
 #include <iterator>
 #include <random>
+#include <utility>
 
 namespace cfx::gateway {
 
@@ -29,22 +30,65 @@ const exchange::SipKey& ClientTableKey() {
 using exchange::Event;
 using exchange::EventType;
 
+OrderView::OrderView(bool index_client_order_ids)
+    : index_client_order_ids_(index_client_order_ids),
+      by_client_order_id_(ClientTableKey()) {}
+
 OrderRecord* OrderView::Get(exchange::OrderId id) {
-  auto it = orders_.find(id.value);
-  return it == orders_.end() ? nullptr : &it->second;
+  return const_cast<OrderRecord*>(std::as_const(*this).Find(id));
 }
 
 const OrderRecord* OrderView::Find(exchange::OrderId id) const {
-  auto it = orders_.find(id.value);
-  return it == orders_.end() ? nullptr : &it->second;
+  if (first_ != 0 && id.value >= first_) {
+    const uint64_t k = id.value - first_;
+    if (k / kChunk < chunks_.size()) {
+      const OrderRecord& o = chunks_[k / kChunk][k % kChunk];
+      return o.state == OrderState::kNone ? nullptr : &o;
+    }
+  }
+  if (carried_.empty()) return nullptr;
+  auto it = carried_.find(id.value);
+  return it == carried_.end() ? nullptr : &it->second;
 }
 
 const OrderRecord* OrderView::FindByClientOrderId(
     exchange::AccountId account, exchange::ClientOrderId id) const {
-  if (by_client_order_id_.empty()) return nullptr;
-  auto it = by_client_order_id_.find({account.value, id.value});
-  return it == by_client_order_id_.end() ? nullptr
-                                         : Find(exchange::OrderId{it->second});
+  const uint64_t order = by_client_order_id_.Find(account.value, id.value);
+  return order == 0 ? nullptr : Find(exchange::OrderId{order});
+}
+
+OrderRecord& OrderView::Add(exchange::OrderId id) {
+  if (first_ != 0 && id.value >= first_ &&
+      id.value - first_ >= chunks_.size() * kChunk + kMaxGap) {
+    CloseRun(/*drop_done=*/false);
+  }
+  if (first_ == 0) first_ = id.value;
+  if (id.value != 0 && id.value >= first_) {
+    const uint64_t k = id.value - first_;
+    while (k / kChunk >= chunks_.size()) {
+      chunks_.push_back(std::make_unique<OrderRecord[]>(kChunk));
+    }
+    OrderRecord& o = chunks_[k / kChunk][k % kChunk];
+    if (o.state == OrderState::kNone) ++in_run_;
+    o = OrderRecord{};
+    return o;
+  }
+  OrderRecord& o = carried_[id.value];
+  o = OrderRecord{};
+  return o;
+}
+
+void OrderView::CloseRun(bool drop_done) {
+  for (const auto& chunk : chunks_) {
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      const OrderRecord& o = chunk[i];
+      if (o.state == OrderState::kNone || (drop_done && o.done())) continue;
+      carried_.emplace(o.id.value, o);
+    }
+  }
+  chunks_.clear();
+  in_run_ = 0;
+  first_ = 0;
 }
 
 void OrderView::Fill(exchange::OrderId id, exchange::Quantity leaves,
@@ -61,25 +105,29 @@ void OrderView::Fill(exchange::OrderId id, exchange::Quantity leaves,
 
 void OrderView::Index(const Event& e) {
   if (index_client_order_ids_) {
-    by_client_order_id_[{e.account.value, e.client_order_id.value}] =
-        e.order_id.value;
+    by_client_order_id_.Put(e.account.value, e.client_order_id.value,
+                            e.order_id.value);
   }
 }
 
 void OrderView::EndOfDay() {
-  std::erase_if(orders_, [](const auto& kv) { return kv.second.done(); });
+  std::erase_if(carried_, [](const auto& kv) { return kv.second.done(); });
+  CloseRun(/*drop_done=*/true);
   // Client order ids are unique per day: keep the current ids of the
   // orders kept.
-  std::erase_if(by_client_order_id_, [this](const auto& kv) {
-    const OrderRecord* o = Find(exchange::OrderId{kv.second});
-    return o == nullptr || o->client_order_id.value != kv.first.second;
-  });
+  by_client_order_id_.Clear();
+  if (index_client_order_ids_) {
+    for (const auto& [id, o] : carried_) {
+      by_client_order_id_.Put(o.account.value, o.client_order_id.value,
+                              o.id.value);
+    }
+  }
 }
 
 void OrderView::OnEvent(const Event& e) {
   switch (e.type) {
     case EventType::kOrderAccepted: {
-      OrderRecord& o = orders_[e.order_id.value];
+      OrderRecord& o = Add(e.order_id);
       o.id = e.order_id;
       o.account = e.account;
       o.instrument = e.instrument;

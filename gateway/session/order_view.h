@@ -2,12 +2,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "exchange/core/event.h"
 #include "exchange/core/keyed_hash.h"
 #include "exchange/core/types.h"
+#include "gateway/session/client_order_index.h"
 
 namespace cfx::gateway {
 
@@ -82,21 +85,33 @@ struct OrderRecord {
 // answers and of the price and quantity that trade events do not carry.
 // Terminal orders are dropped at each EndOfSession of all instruments.
 //
+// The engine numbers orders in sequence, so the day's orders lie in chunks
+// of kChunk records indexed by order id, from the day's first id on (an
+// accept allocates only when it opens a chunk); the orders still resting
+// from earlier days, and any order whose id does not fit the run (ids far
+// apart), are kept in a hash map beside them.
+//
 // With `index_client_order_ids`, the view also finds orders by (account,
 // client order id): every client order id an order carried today (the
 // first and each replace's) names it until the day's end, when only the
-// current ids of the orders kept stay.
+// current ids of the orders kept stay (ClientOrderIndex).
 //
 // The exchange server keeps one view, fed each event before both
 // protocols' publishers, which read it (FixGatewayDeps::orders,
 // pb::GatewayDeps::orders); a gateway built without one keeps its own.
 //
-// Thread: owned by one thread (the gateway thread). Memory: one hash map
-// entry per order, plus one per client order id when indexed.
+// Thread: owned by one thread (the gateway thread). Memory: one record per
+// order id of the day from the first (ids the engine skipped included),
+// one hash map entry per order carried from an earlier day, and when
+// indexed two to four 24-byte index slots per client order id.
 class OrderView {
  public:
-  explicit OrderView(bool index_client_order_ids = false)
-      : index_client_order_ids_(index_client_order_ids) {}
+  static constexpr std::size_t kChunk = 1024;
+  // An accept whose id is further than this past the day's run starts a
+  // new run (the records so far move to the map).
+  static constexpr uint64_t kMaxGap = 64 * kChunk;
+
+  explicit OrderView(bool index_client_order_ids = false);
 
   // Applies one engine event; events must arrive in seq order.
   void OnEvent(const exchange::Event& e);
@@ -112,23 +127,36 @@ class OrderView {
   // Calls f(const OrderRecord&) for every order, in no particular order.
   template <typename F>
   void ForEach(F&& f) const {
-    for (const auto& [id, o] : orders_) f(o);
+    for (const auto& [id, o] : carried_) f(o);
+    for (const auto& chunk : chunks_) {
+      for (std::size_t i = 0; i < kChunk; ++i) {
+        if (chunk[i].state != OrderState::kNone) f(chunk[i]);
+      }
+    }
   }
 
-  std::size_t size() const { return orders_.size(); }
+  std::size_t size() const { return carried_.size() + in_run_; }
 
  private:
-  using Key = ClientOrderKey;
-
   OrderRecord* Get(exchange::OrderId id);
+  // The record for a newly accepted order (reset when the id was seen).
+  OrderRecord& Add(exchange::OrderId id);
+  // Moves the run's live records to carried_ (all of them, or only the
+  // unfinished ones) and empties the run.
+  void CloseRun(bool drop_done);
   void Fill(exchange::OrderId id, exchange::Quantity leaves,
             exchange::Quantity filled, const exchange::Event& e);
   void Index(const exchange::Event& e);
   void EndOfDay();
 
   bool index_client_order_ids_;
-  std::unordered_map<uint64_t, OrderRecord> orders_;
-  std::unordered_map<Key, uint64_t, ClientOrderKeyHash> by_client_order_id_;
+  // The run: order id first_ + k is chunks_[k / kChunk][k % kChunk]; a
+  // record with state kNone is an id never accepted.
+  uint64_t first_ = 0;  // 0: no run
+  std::vector<std::unique_ptr<OrderRecord[]>> chunks_;
+  std::size_t in_run_ = 0;  // records of the run with a state
+  std::unordered_map<uint64_t, OrderRecord> carried_;
+  ClientOrderIndex by_client_order_id_;
 };
 
 }  // namespace cfx::gateway

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,8 +37,8 @@ std::vector<w::Envelope> Parse(const std::string& bytes) {
     std::string_view payload;
     while (reader.Next(&payload)) {
       w::Envelope e;
-      EXPECT_TRUE(e.ParseFromArray(payload.data(),
-                                   static_cast<int>(payload.size())));
+      EXPECT_TRUE(
+          e.ParseFromArray(payload.data(), static_cast<int>(payload.size())));
       out.push_back(std::move(e));
     }
     EXPECT_EQ(reader.error(), FrameError::kNone);
@@ -108,19 +111,21 @@ class ResendTest : public ::testing::Test {
     return *s;
   }
 
-  int Serve() {
+  int Serve(Resender& resender) {
     std::vector<Session*> slow;
-    const int n = resender_.Serve(sessions_, instruments_, orders_,
-                                  64u << 20, &slow);
+    const int n =
+        resender.Serve(sessions_, instruments_, orders_, 64u << 20, &slow);
     EXPECT_TRUE(slow.empty());
     return n;
   }
+  int Serve() { return Serve(resender_); }
 
   // Serves until no session is resuming; at most `polls` times.
-  void ServeAll(int polls = 1'000) {
-    while (resender_.active() > 0 && polls-- > 0) Serve();
-    EXPECT_EQ(resender_.active(), 0u);
+  void ServeAll(Resender& resender, int polls = 1'000) {
+    while (resender.active() > 0 && polls-- > 0) Serve(resender);
+    EXPECT_EQ(resender.active(), 0u);
   }
+  void ServeAll() { ServeAll(resender_); }
 
   // The RetransmissionComplete queued for `s`, which must be its last.
   static w::RetransmissionComplete Done(const Session& s) {
@@ -268,6 +273,85 @@ TEST_F(ResendCapTest, SnapshotAfterManyClosedOrdersListsTheOpenOnesInOrder) {
   for (std::size_t i = 0; i + 1 < got.size(); ++i) {
     EXPECT_EQ(got[i].execution_report().exec_type(), w::EXEC_TYPE_ORDER_STATUS);
     EXPECT_EQ(got[i].execution_report().order_id(), 6 * (i + 1));
+  }
+}
+
+std::vector<uint64_t> Seeds() {
+  if (const char* s = std::getenv("CFX_RESEND_SEED")) {
+    return {std::strtoull(s, nullptr, 0)};
+  }
+  return {1, 2, 3, 0xc0ffee, std::random_device{}()};
+}
+
+// For histories of 1 to 50 messages: frames of 1 byte to 4 KiB, in phases
+// of mostly small and mostly large ones (so the kept bytes grow, shrink and
+// wrap at every offset), for two accounts in turn; after about every
+// eighth frame and after each phase a resume from just before the oldest
+// kept message must get exactly the last `capacity` frames of its account,
+// byte for byte and in order, then RetransmissionComplete.
+TEST_F(ResendTest, AResumeGetsTheLastKeptFramesOfAnySizeByteForByte) {
+  for (const uint64_t seed : Seeds()) {
+    for (const uint32_t capacity : {1u, 2u, 3u, 7u, 50u}) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", capacity " +
+                   std::to_string(capacity) +
+                   " (replay: CFX_RESEND_SEED=" + std::to_string(seed) + ")");
+      std::mt19937_64 rng(seed);
+      Resender history(kAccounts, capacity, outbox_);
+      std::vector<std::string> sent[3];  // by account 1, 2
+      std::vector<uint64_t> seqs[3];
+      // A resume from just before the oldest of the last `capacity` frames
+      // of `account`.
+      const auto check = [&](uint32_t account, int at) {
+        const std::size_t total = sent[account].size();
+        if (total == 0) return;
+        const std::size_t kept = std::min<std::size_t>(total, capacity);
+        std::string want;
+        for (std::size_t i = total - kept; i < total; ++i) {
+          want += sent[account][i];
+        }
+        Session& s = NewSession(account);
+        history.Start(s, MessagePosition{seqs[account][total - kept] - 1, 0},
+                      seq_);
+        ServeAll(history);
+        ASSERT_GE(s.out.size(), want.size()) << "after frame " << at;
+        ASSERT_TRUE(s.out.compare(0, want.size(), want) == 0)
+            << "after frame " << at << ", account " << account;
+        const std::vector<w::Envelope> done = Parse(s.out.substr(want.size()));
+        ASSERT_EQ(done.size(), 1u) << "after frame " << at;
+        EXPECT_FALSE(done[0].retransmission_complete().snapshot());
+        EXPECT_EQ(done[0].retransmission_complete().messages(), kept);
+      };
+      int recorded = 0;
+      for (int round = 0; round < 40; ++round) {
+        // Phases of frames of up to 4 KiB, 64 bytes, 600 bytes, and of a
+        // few sizes (so that frames often fill a gap exactly).
+        static constexpr std::size_t kSizes[] = {1, 8, 512, 1024, 2048, 4096};
+        const int phase = round % 4;
+        const std::size_t most = phase == 1 ? 64 : phase == 2 ? 600 : 4096;
+        const int n = std::uniform_int_distribution<int>(1, 150)(rng);
+        for (int i = 0; i < n; ++i, ++recorded) {
+          const uint32_t account = rng() % 3 == 0 ? 2 : 1;
+          std::string frame(
+              phase == 3
+                  ? kSizes[rng() % std::size(kSizes)]
+                  : std::uniform_int_distribution<std::size_t>(1, most)(rng),
+              '\0');
+          for (char& c : frame) c = static_cast<char>(rng());
+          // Any bytes: the history keeps and resends them as they are.
+          w::Envelope e;
+          e.mutable_execution_report()->set_seq(++seq_);
+          history.Record(exchange::AccountId{account}, e, frame);
+          sent[account].push_back(frame);
+          seqs[account].push_back(seq_);
+          // Often enough that a frame overwritten while kept is seen.
+          if (rng() % 8 == 0) check(account, recorded);
+          if (HasFatalFailure()) return;
+        }
+        check(1, recorded);
+        check(2, recorded);
+        if (HasFatalFailure()) return;
+      }
+    }
   }
 }
 

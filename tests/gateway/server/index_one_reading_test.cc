@@ -205,25 +205,15 @@ class IndexOneReadingTest : public GradedMarketTest {
 
   // The print of `grade` as the protobuf gateway answers an IndexQuery.
   w::IndexPrint Protobuf(const std::string& grade) {
-    w::Envelope e;
-    w::IndexQuery* q = e.mutable_index_query();
-    q->set_request_id(++next_request_);
-    q->set_grade(grade);
-    const uint64_t id = q->request_id();
-    EXPECT_TRUE(trader_->Send(e).ok());
-    auto r = trader_->ReceiveUntil(
-        [id](const w::Envelope& m) {
-          return m.has_index_print_list() &&
-                 m.index_print_list().request_id() == id;
-        },
-        kWait);
+    auto r = QueryIndex(*trader_, grade, ++next_request_);
     EXPECT_TRUE(r.has_value()) << r.error().ToString();
-    if (!r.has_value() || r.value().index_print_list().prints_size() != 1) {
+    if (!r.has_value() || r.value().prints_size() != 1) {
       ADD_FAILURE() << "no print of " << grade;
       return {};
     }
-    return r.value().index_print_list().prints(0);
+    return r.value().prints(0);
   }
+
 
   // `cfx index show GRADE --json` against the server's protobuf port.
   std::string Tool(const std::string& grade) {

@@ -266,6 +266,24 @@ Result<w::ExecutionReport> QueryStatus(client::Client& c, uint64_t order_id,
       others);
 }
 
+Result<w::IndexPrintList> QueryIndex(client::Client& c,
+                                     const std::string& grade,
+                                     uint64_t request_id) {
+  w::Envelope e;
+  w::IndexQuery* q = e.mutable_index_query();
+  q->set_request_id(request_id);
+  q->set_grade(grade);
+  CFX_RETURN_IF_ERROR(c.Send(e));
+  auto r = c.ReceiveUntil(
+      [request_id](const w::Envelope& m) {
+        return m.has_index_print_list() &&
+               m.index_print_list().request_id() == request_id;
+      },
+      kWait);
+  if (!r.has_value()) return r.error();
+  return r.value().index_print_list();
+}
+
 Status SetClock(client::Client& admin, int64_t t) {
   w::Envelope e;
   e.mutable_clock_request()->set_set_time_ns(t);

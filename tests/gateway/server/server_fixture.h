@@ -148,6 +148,14 @@ Result<w::ExecutionReport> SendOrder(
     client::Client& c, const w::Envelope& new_order,
     std::vector<w::Envelope>* others = nullptr);
 
+// An IndexQuery round trip for `grade` (the latest revision of each day):
+// the first IndexPrintList answering `request_id`. The gateway answers once
+// the services have applied every event handed to them, so the list
+// follows everything sequenced before the query.
+Result<w::IndexPrintList> QueryIndex(client::Client& c,
+                                     const std::string& grade,
+                                     uint64_t request_id);
+
 // An OrderStatusRequest round trip.
 Result<w::ExecutionReport> QueryStatus(
     client::Client& c, uint64_t order_id,

@@ -74,6 +74,30 @@ TEST(Metrics, UnknownMessageTypesCountAsOther) {
                   "type=\"other\"} 1\n"));
 }
 
+// The message counts reach their series at each Render() and each
+// SetPipeline(), each count once however often they are synced.
+TEST(Metrics, MessageCountsReachTheirSeriesOnceAtRenderAndAtThePipelineTick) {
+  Metrics m;
+  const std::string sent =
+      "cfx_gateway_messages_sent_total{protocol=\"protobuf\","
+      "type=\"execution_report\"} ";
+  const std::string fix =
+      "cfx_gateway_messages_received_total{protocol=\"fix\","
+      "type=\"new_order_single\"} ";
+  m.MessageSent(20);
+  m.FixMessageReceived('D');
+  EXPECT_TRUE(Has(m.Render(), sent + "1\n"));
+  EXPECT_TRUE(Has(m.Render(), sent + "1\n"));
+  m.MessageSent(20);
+  m.MessageSent(20);
+  m.FixMessageReceived('D');
+  m.SetPipeline(0, 0, 0, 0, 0);
+  m.MessageSent(20);
+  const std::string text = m.Render();
+  EXPECT_TRUE(Has(text, sent + "4\n")) << text;
+  EXPECT_TRUE(Has(text, fix + "2\n")) << text;
+}
+
 TEST(Metrics, SessionRejectsLogonsAndOrderRejects) {
   Metrics m;
   m.SessionReject(1);

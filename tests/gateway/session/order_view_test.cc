@@ -116,6 +116,68 @@ TEST(OrderView, TheDaysEndDropsFinishedOrders) {
   EXPECT_NE(view.Find(exchange::OrderId{3}), nullptr);
 }
 
+// Orders still resting at the day's end move out of the day's chunks and
+// are found beside the next day's orders, under their current ids only.
+TEST(OrderView, OrdersRestingOverTheDaysEndAreFoundBesideTheNextDays) {
+  OrderView view(true);
+  const uint64_t n = 3 * OrderView::kChunk + 5;  // spans four chunks
+  for (uint64_t id = 1; id <= n; ++id) view.OnEvent(Accepted(id, 7, 1000 + id));
+  // Every other order fills; the rest rest over the day's end.
+  for (uint64_t id = 2; id <= n; id += 2) {
+    view.OnEvent(Trade(id, 0, 58'000, 10, 0));
+  }
+  Event end;
+  end.type = EventType::kSessionEnded;
+  view.OnEvent(end);
+  EXPECT_EQ(view.size(), (n + 1) / 2);
+  for (uint64_t id = n + 1; id <= n + 10; ++id) {
+    view.OnEvent(Accepted(id, 7, 1000 + id));
+  }
+  EXPECT_EQ(view.size(), (n + 1) / 2 + 10);
+  const exchange::AccountId a{7};
+  for (uint64_t id = 1; id <= n + 10; ++id) {
+    const bool kept = id > n || id % 2 == 1;
+    const OrderRecord* o = view.Find(exchange::OrderId{id});
+    ASSERT_EQ(o != nullptr, kept) << id;
+    ASSERT_EQ(view.FindByClientOrderId(a, exchange::ClientOrderId{1000 + id}),
+              o)
+        << id;
+    if (kept) {
+      EXPECT_EQ(o->id.value, id);
+    }
+  }
+  std::size_t visited = 0;
+  view.ForEach([&](const OrderRecord& o) {
+    ++visited;
+    EXPECT_TRUE(o.id.value > n || o.id.value % 2 == 1) << o.id.value;
+  });
+  EXPECT_EQ(visited, view.size());
+}
+
+// An order id far past the day's run (the engine never skips that many,
+// but the view must not allocate the gap) starts a new run; the orders of
+// the old one stay found.
+TEST(OrderView, AnOrderIdFarPastTheRunKeepsTheEarlierOrders) {
+  OrderView view(true);
+  view.OnEvent(Accepted(1, 7, 100));
+  view.OnEvent(Accepted(2, 7, 101));
+  const uint64_t far = 3 + OrderView::kChunk + OrderView::kMaxGap;
+  view.OnEvent(Accepted(far, 7, 102));
+  view.OnEvent(Accepted(far + 1, 7, 103));
+  view.OnEvent(Trade(1, far, 58'000, 4, 6));
+  EXPECT_EQ(view.size(), 4u);
+  ASSERT_NE(view.Find(exchange::OrderId{1}), nullptr);
+  EXPECT_EQ(view.Find(exchange::OrderId{1})->leaves.lots, 6);
+  EXPECT_EQ(view.Find(exchange::OrderId{far})->leaves.lots, 6);
+  EXPECT_EQ(view.Find(exchange::OrderId{3}), nullptr);
+  EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{7},
+                                     exchange::ClientOrderId{101}),
+            view.Find(exchange::OrderId{2}));
+  EXPECT_EQ(view.FindByClientOrderId(exchange::AccountId{7},
+                                     exchange::ClientOrderId{103}),
+            view.Find(exchange::OrderId{far + 1}));
+}
+
 TEST(OrderView, WithoutTheIndexNothingIsFoundByClientOrderId) {
   OrderView view;
   view.OnEvent(Accepted(1, 7, 100));

@@ -1,4 +1,5 @@
-# gateway/session: the day's order view and account visibility; the shared
+# gateway/session: the day's order view, its ClOrdID index and account
+# visibility; the shared
 # TCP acceptor, driven on the test thread, with an accept made to fail by
 # running out of descriptors (descriptor_limit.h); reading and verifying
 # signed attestations, on files the attest tools write and sign
@@ -9,6 +10,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_check_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_signature_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/client_order_index_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/connection_limiter_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/credential_check_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/known_sources_test.cc
