@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "exchange/clock.h"
@@ -64,11 +65,9 @@ void CheckDataDir(const std::string& dir) {
   }
 }
 
-int Run(int argc, char** argv) {
-  // Before anything is created: files 0600, directories 0700, whatever
-  // the caller's umask (RocksDB and QuickFIX create files of their own).
-  ::umask(077);
-  CLI::App app{"CFX exchange server"};
+// The command line; a port of -1 (or an empty text, 0 snapshot interval)
+// leaves the config's.
+struct Flags {
   std::string config_path;
   std::string data_dir = "var/cfx";
   std::string clock_kind;
@@ -80,48 +79,89 @@ int Run(int argc, char** argv) {
   int fix_tls_port = -1;
   int protobuf_tls_port = -1;
   int https_port = -1;
-  app.add_option("--config", config_path,
+};
+
+void AddFlags(CLI::App& app, Flags& f) {
+  app.add_option("--config", f.config_path,
                  "Exchange config (.textproto); default: the built-in "
                  "deploy/config/exchange.textproto");
-  app.add_option("--data-dir", data_dir, "Journal and snapshot directory")
+  app.add_option("--data-dir", f.data_dir, "Journal and snapshot directory")
       ->capture_default_str();
-  app.add_option("--clock", clock_kind,
+  app.add_option("--clock", f.clock_kind,
                  "wall, or simulated (moves only when the admin advances "
                  "it); default: the config's")
       ->check(CLI::IsMember({"wall", "simulated"}));
-  app.add_option("--start", start,
+  app.add_option("--start", f.start,
                  "Start of the simulated clock, e.g. 2026-12-01T00:00:00Z; "
                  "a restart resumes from the journal's last time, and a "
                  "--start before it is refused");
-  app.add_option("--snapshot-every", snapshot_every,
+  app.add_option("--snapshot-every", f.snapshot_every,
                  "Snapshot after every N commands; default: the config's");
-  app.add_option("--protobuf-port", protobuf_port,
-                 "Protobuf order-entry port (0 = any free port); default: "
-                 "the config's")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--fix-port", fix_port,
-                 "FIX 4.4 port (0 = any free port); default: the config's")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--http-port", http_port,
-                 "HTTP port (0 = any free port); default: the config's")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--fix-tls-port", fix_tls_port,
-                 "FIX over TLS port, if the config has one (0 = any free "
-                 "port); default: the config's")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--protobuf-tls-port", protobuf_tls_port,
-                 "Protobuf over TLS port, if the config has one (0 = any "
-                 "free port); default: the config's")
-      ->check(CLI::Range(0, 65535));
-  app.add_option("--https-port", https_port,
-                 "HTTPS port, if the config has one (0 = any free port); "
-                 "default: the config's")
-      ->check(CLI::Range(0, 65535));
+  const auto port = [&app](const char* name, int& value, const char* help) {
+    app.add_option(name, value, help)->check(CLI::Range(0, 65535));
+  };
+  port("--protobuf-port", f.protobuf_port,
+       "Protobuf order-entry port (0 = any free port); default: the config's");
+  port("--fix-port", f.fix_port,
+       "FIX 4.4 port (0 = any free port); default: the config's");
+  port("--http-port", f.http_port,
+       "HTTP port (0 = any free port); default: the config's");
+  port("--fix-tls-port", f.fix_tls_port,
+       "FIX over TLS port, if the config has one (0 = any free port); "
+       "default: the config's");
+  port("--protobuf-tls-port", f.protobuf_tls_port,
+       "Protobuf over TLS port, if the config has one (0 = any free port); "
+       "default: the config's");
+  port("--https-port", f.https_port,
+       "HTTPS port, if the config has one (0 = any free port); default: the "
+       "config's");
+}
+
+// The server options the flags give; false (logged) for a bad --start.
+bool OptionsFromFlags(const Flags& f, ServerOptions* options) {
+  options->data_dir = f.data_dir;
+  if (!f.clock_kind.empty()) {
+    options->simulated_clock = f.clock_kind == "simulated";
+  }
+  if (!f.start.empty()) {
+    auto t = exchange::ParseUtcTimestamp(f.start);
+    if (!t.has_value()) {
+      Log("--start: " + t.error().message());
+      return false;
+    }
+    options->clock_start = t.value();
+  }
+  if (f.snapshot_every != 0) options->snapshot_every = f.snapshot_every;
+  const auto set = [](int flag, std::optional<uint16_t>* port) {
+    if (flag >= 0) *port = static_cast<uint16_t>(flag);
+  };
+  set(f.protobuf_port, &options->protobuf_port);
+  set(f.http_port, &options->http_port);
+  set(f.fix_port, &options->fix_port);
+  set(f.fix_tls_port, &options->fix_tls_port);
+  set(f.protobuf_tls_port, &options->protobuf_tls_port);
+  set(f.https_port, &options->https_port);
+  options->log = Log;
+  options->progress = [](exchange::Seq done, exchange::Seq last) {
+    Log("replayed to seq " + std::to_string(done.value) + " of " +
+        std::to_string(last.value));
+  };
+  return true;
+}
+
+int Run(int argc, char** argv) {
+  // Before anything is created: files 0600, directories 0700, whatever
+  // the caller's umask (RocksDB and QuickFIX create files of their own).
+  ::umask(077);
+  CLI::App app{"CFX exchange server"};
+  Flags flags;
+  AddFlags(app, flags);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  const std::string& config_path = flags.config_path;
 
   auto config = config_path.empty() ? DefaultServerConfig()
                                     : LoadServerConfig(config_path);
@@ -135,36 +175,9 @@ int Run(int argc, char** argv) {
     Log("refusing to start: " + st.message());
     return 2;
   }
-  CheckDataDir(data_dir);
+  CheckDataDir(flags.data_dir);
   ServerOptions options;
-  options.data_dir = data_dir;
-  if (!clock_kind.empty()) options.simulated_clock = clock_kind == "simulated";
-  if (!start.empty()) {
-    auto t = exchange::ParseUtcTimestamp(start);
-    if (!t.has_value()) {
-      Log("--start: " + t.error().message());
-      return 2;
-    }
-    options.clock_start = t.value();
-  }
-  if (snapshot_every != 0) options.snapshot_every = snapshot_every;
-  if (protobuf_port >= 0) {
-    options.protobuf_port = static_cast<uint16_t>(protobuf_port);
-  }
-  if (http_port >= 0) options.http_port = static_cast<uint16_t>(http_port);
-  if (fix_port >= 0) options.fix_port = static_cast<uint16_t>(fix_port);
-  if (fix_tls_port >= 0) {
-    options.fix_tls_port = static_cast<uint16_t>(fix_tls_port);
-  }
-  if (protobuf_tls_port >= 0) {
-    options.protobuf_tls_port = static_cast<uint16_t>(protobuf_tls_port);
-  }
-  if (https_port >= 0) options.https_port = static_cast<uint16_t>(https_port);
-  options.log = Log;
-  options.progress = [](exchange::Seq done, exchange::Seq last) {
-    Log("replayed to seq " + std::to_string(done.value) + " of " +
-        std::to_string(last.value));
-  };
+  if (!OptionsFromFlags(flags, &options)) return 2;
 
   // SIGINT/SIGTERM/SIGHUP are taken by sigwait below; every thread
   // inherits the mask.

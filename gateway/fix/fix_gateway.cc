@@ -359,7 +359,8 @@ int FixGateway::Poll() {
     std::vector<std::pair<int, Message>> released;
     released.swap(released_);
     for (auto& [s, m] : released) {
-      if (sessions_[s]->held > 0) --sessions_[s]->held;
+      auto& session = sessions_[static_cast<std::size_t>(s)];
+      if (session->held > 0) --session->held;
       if (m.type == msg_type::kOrderCancelRequest) OnCancel(s, m, false);
       if (m.type == msg_type::kOrderCancelReplaceRequest) OnCancel(s, m, true);
     }

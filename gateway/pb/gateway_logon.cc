@@ -72,6 +72,30 @@ bool PrintableAscii(std::string_view s) {
                      [](char c) { return c > 0x20 && c < 0x7f; });
 }
 
+// Why the Logon's fields are malformed, or nullptr.
+const char* LogonFieldError(const w::Logon& m) {
+  if (m.api_key().empty() || m.api_key().size() > 128 ||
+      !PrintableAscii(m.api_key())) {
+    return "api_key: 1 to 128 printable characters";
+  }
+  if (m.nonce().size() < 8 || m.nonce().size() > 64 ||
+      !PrintableAscii(m.nonce())) {
+    return "nonce: 8 to 64 printable characters";
+  }
+  // Either kind's length: which one the key needs is only learnt on the
+  // worker, with the same answer for a wrong kind as for a wrong signature.
+  if (m.signature().size() != crypto::kEd25519SignatureBytes &&
+      m.signature().size() != kHmacSignatureBytes) {
+    return "signature: 64 bytes of Ed25519 or 32 of HMAC-SHA256";
+  }
+  if (m.heartbeat_interval_ms() != 0 &&
+      (m.heartbeat_interval_ms() < kMinHeartbeatMs ||
+       m.heartbeat_interval_ms() > kMaxHeartbeatMs)) {
+    return "heartbeat_interval_ms: 0 or 100 to 60000";
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void Gateway::OnLogon(Session& s, const w::Logon& m) {
@@ -80,31 +104,8 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
                    nullptr, "already logged on");
     return;
   }
-  if (m.api_key().empty() || m.api_key().size() > 128 ||
-      !PrintableAscii(m.api_key())) {
-    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
-                "api_key: 1 to 128 printable characters");
-    return;
-  }
-  if (m.nonce().size() < 8 || m.nonce().size() > 64 ||
-      !PrintableAscii(m.nonce())) {
-    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
-                "nonce: 8 to 64 printable characters");
-    return;
-  }
-  // Either kind's length: which one the key needs is only learnt on the
-  // worker, with the same answer for a wrong kind as for a wrong signature.
-  if (m.signature().size() != crypto::kEd25519SignatureBytes &&
-      m.signature().size() != kHmacSignatureBytes) {
-    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
-                "signature: 64 bytes of Ed25519 or 32 of HMAC-SHA256");
-    return;
-  }
-  if (m.heartbeat_interval_ms() != 0 &&
-      (m.heartbeat_interval_ms() < kMinHeartbeatMs ||
-       m.heartbeat_interval_ms() > kMaxHeartbeatMs)) {
-    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON,
-                "heartbeat_interval_ms: 0 or 100 to 60000");
+  if (const char* why = LogonFieldError(m); why != nullptr) {
+    LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON, why);
     return;
   }
   const ApiKey* key = nullptr;
