@@ -52,9 +52,9 @@ ReferenceDesk::Request ReferenceDesk::SubmitKeyCommand(
       return Refuse(request_id, w::REJECT_REASON_UNKNOWN_API_KEY,
                     "user " + user + " has no active API key " + key_id);
     case RejectCode::kDuplicateApiKey:
-      return Refuse(request_id, w::REJECT_REASON_DUPLICATE_API_KEY,
-                    "API key id " + key_id +
-                        " is taken (an id is never used again)");
+      return Refuse(
+          request_id, w::REJECT_REASON_DUPLICATE_API_KEY,
+          "API key id " + key_id + " is taken (an id is never used again)");
     case RejectCode::kLastApiKey:
       return Refuse(request_id, w::REJECT_REASON_LAST_API_KEY,
                     "API key " + key_id + " is the last way user " + user +
@@ -110,9 +110,9 @@ bool ReferenceDesk::ApiKeys(const UserConfig& caller,
   const std::string name = q.user().empty() ? caller.name : q.user();
   const exchange::ReferenceUser* owner = KeyOwner(caller, name);
   if (owner == nullptr) {
-    *ack = Refuse(q.request_id(), w::REJECT_REASON_UNKNOWN_USER,
-                  "no user " + name)
-               .ack;
+    *ack =
+        Refuse(q.request_id(), w::REJECT_REASON_UNKNOWN_USER, "no user " + name)
+            .ack;
     return false;
   }
   list->Clear();
@@ -122,8 +122,8 @@ bool ReferenceDesk::ApiKeys(const UserConfig& caller,
     w::ApiKeyInfo* o = list->add_keys();
     o->set_id(k.id);
     const bool ed25519 = k.kind == exchange::kApiKeyEd25519;
-    o->set_kind(std::string(ApiKeyKindName(
-        ed25519 ? ApiKeyKind::kEd25519 : ApiKeyKind::kHmacSha256)));
+    o->set_kind(std::string(ApiKeyKindName(ed25519 ? ApiKeyKind::kEd25519
+                                                   : ApiKeyKind::kHmacSha256)));
     o->set_revoked(k.revoked);
     if (ed25519) o->set_public_key(crypto::Base64Encode(k.public_key));
   }

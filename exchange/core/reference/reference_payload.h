@@ -165,8 +165,8 @@ struct ApiKeyRevoke {
 
 using ReferenceMessage =
     std::variant<RatingSet, RatingRevoke, AttesterKeyRegister,
-                 AttesterKeyRevoke, AttestationSubmit, UserAdd,
-                 UserSetEnabled, UserSetPassword, ApiKeyAdd, ApiKeyRevoke>;
+                 AttesterKeyRevoke, AttestationSubmit, UserAdd, UserSetEnabled,
+                 UserSetPassword, ApiKeyAdd, ApiKeyRevoke>;
 
 // Returns the payload, or "" (which never decodes) when `m` cannot be
 // encoded: a string longer than the u16 length allows (65,535 bytes) or a

@@ -355,7 +355,9 @@ std::string LoadApiKeys(SnapshotReader& r, const RegistryState& s,
     key.public_key = r.Str("API key public key");
     key.revoked = r.Bool("API key revoked");
     if (!r.ok()) return {};
-    if (!internal::ApiKeyOk(key)) return "API key " + std::to_string(k) + ": bad field";
+    if (!internal::ApiKeyOk(key)) {
+      return "API key " + std::to_string(k) + ": bad field";
+    }
     bool twice = s.ApiKeyTaken(key.id);
     for (const ReferenceApiKey& earlier : *keys) twice |= earlier.id == key.id;
     if (twice) return "API key id " + key.id + " used twice";

@@ -136,8 +136,7 @@ struct RegistryState {
   RejectCode Check(const ApiKeyAdd& m, Timestamp t) const;
   void Commit(ApiKeyAdd m, Timestamp t, std::vector<bool>& affected);
   RejectCode Check(const ApiKeyRevoke& m, Timestamp t) const;
-  void Commit(const ApiKeyRevoke& m, Timestamp t,
-              std::vector<bool>& affected);
+  void Commit(const ApiKeyRevoke& m, Timestamp t, std::vector<bool>& affected);
   // Whether any user has (or had: revoked keys count) API key `key_id`.
   bool ApiKeyTaken(std::string_view key_id) const;
   // Whether another user than `name` has FIX SenderCompID `comp_id`.

@@ -45,12 +45,11 @@ int RunKeyAdd(const GlobalOptions& g, const KeyArgs& a) {
   m->set_user(a.user);
   m->set_key_id(a.key_id);
   m->set_public_key(public_key);
-  return RunReference(g, "key add", e, m->request_id(),
-                      [&](const w::ReferenceAck& ack) {
-                        Print("added API key " + a.key_id + " of user " +
-                              a.user + ", seq " + std::to_string(ack.seq()) +
-                              "\n");
-                      });
+  return RunReference(
+      g, "key add", e, m->request_id(), [&](const w::ReferenceAck& ack) {
+        Print("added API key " + a.key_id + " of user " + a.user + ", seq " +
+              std::to_string(ack.seq()) + "\n");
+      });
 }
 
 int RunKeyRevoke(const GlobalOptions& g, const KeyArgs& a) {
@@ -59,12 +58,11 @@ int RunKeyRevoke(const GlobalOptions& g, const KeyArgs& a) {
   m->set_request_id(RequestId());
   m->set_user(a.user);
   m->set_key_id(a.key_id);
-  return RunReference(g, "key revoke", e, m->request_id(),
-                      [&](const w::ReferenceAck& ack) {
-                        Print("revoked API key " + a.key_id + " of user " +
-                              a.user + ", seq " + std::to_string(ack.seq()) +
-                              "\n");
-                      });
+  return RunReference(
+      g, "key revoke", e, m->request_id(), [&](const w::ReferenceAck& ack) {
+        Print("revoked API key " + a.key_id + " of user " + a.user + ", seq " +
+              std::to_string(ack.seq()) + "\n");
+      });
 }
 
 int RunKeyList(const GlobalOptions& g, const std::string& user) {
@@ -103,8 +101,7 @@ int RunKeyList(const GlobalOptions& g, const std::string& user) {
 
 }  // namespace
 
-void AddApiKeyCommands(CLI::App& admin,
-                       const std::shared_ptr<GlobalOptions>& g,
+void AddApiKeyCommands(CLI::App& admin, const std::shared_ptr<GlobalOptions>& g,
                        int* exit_code) {
   CLI::App* key = admin.add_subcommand(
       "key",
@@ -112,8 +109,8 @@ void AddApiKeyCommands(CLI::App& admin,
       "a user: its own)");
   key->require_subcommand(1);
   auto args = std::make_shared<KeyArgs>();
-  CLI::App* add = key->add_subcommand(
-      "add", "Add an Ed25519 API key; it logs on at once");
+  CLI::App* add =
+      key->add_subcommand("add", "Add an Ed25519 API key; it logs on at once");
   add->add_option("--user", args->user, "the key's user")->required();
   add->add_option("--key-id", args->key_id,
                   "the new key's id (unique, never used again)")
@@ -127,12 +124,11 @@ void AddApiKeyCommands(CLI::App& admin,
       "revoke",
       "Revoke an API key: its sessions are logged out, its logons refused");
   revoke->add_option("--user", args->user, "the key's user")->required();
-  revoke->add_option("--key-id", args->key_id, "the key to revoke")
-      ->required();
+  revoke->add_option("--key-id", args->key_id, "the key to revoke")->required();
   revoke->callback(
       [g, args, exit_code] { *exit_code = RunKeyRevoke(*g, *args); });
-  CLI::App* list = key->add_subcommand(
-      "list", "A user's API keys, revoked ones included");
+  CLI::App* list =
+      key->add_subcommand("list", "A user's API keys, revoked ones included");
   list->add_option("--user", args->user,
                    "the user (default: the one logged on)");
   list->callback(

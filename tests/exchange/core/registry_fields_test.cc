@@ -44,12 +44,11 @@ RegistryState Populated() {
   a.provider = 1;
   s.attestations.push_back(a);
   s.providers[1].rows[0] = EligibilityRow{Eligibility::kEligible, 3, 1'500};
-  s.users["trader-a"] = ReferenceUser{"trader-a", "FIRM-A", 1,     4,
-                                      "TRADER_A", "pbkdf2-sha256$1$00$00",
-                                      true, {}};
-  s.users["trader-a"].api_keys = {
-      ReferenceApiKey{"trader-a-1", kApiKeyEd25519, std::string(32, 'p'),
-                      false}};
+  s.users["trader-a"] = ReferenceUser{
+      "trader-a", "FIRM-A", 1, 4, "TRADER_A", "pbkdf2-sha256$1$00$00",
+      true,       {}};
+  s.users["trader-a"].api_keys = {ReferenceApiKey{"trader-a-1", kApiKeyEd25519,
+                                                  std::string(32, 'p'), false}};
   return s;
 }
 
@@ -163,7 +162,8 @@ std::vector<Change> Changes() {
        }},
       {F::kUserFirm,
        [](RegistryState& s) { s.users.begin()->second.firm += "X"; }},
-      {F::kUserRole, [](RegistryState& s) { s.users.begin()->second.role = 2; }},
+      {F::kUserRole,
+       [](RegistryState& s) { s.users.begin()->second.role = 2; }},
       {F::kUserAccount,
        [](RegistryState& s) { s.users.begin()->second.account = 7; }},
       {F::kUserFixCompId,
@@ -180,9 +180,7 @@ std::vector<Change> Changes() {
              ReferenceApiKey{"trader-a-2", kApiKeyHmacSha256, "", false});
        }},
       {F::kUserKeyId,
-       [](RegistryState& s) {
-         s.users.begin()->second.api_keys[0].id += "X";
-       }},
+       [](RegistryState& s) { s.users.begin()->second.api_keys[0].id += "X"; }},
       {F::kUserKeyKind,
        [](RegistryState& s) {
          s.users.begin()->second.api_keys[0].kind = kApiKeyHmacSha256;

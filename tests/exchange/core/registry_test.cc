@@ -1124,14 +1124,25 @@ class RegistryUsersTest : public ::testing::Test {
  protected:
   static ReferenceConfig WithUsers() {
     ReferenceConfig c = DefaultConfig();
-    c.users = {ReferenceUser{"trader-a", "FIRM-A", 1, 4, "TRADER_A",
-                             "pbkdf2-sha256$1$00$00", true, {}}};
+    c.users = {ReferenceUser{"trader-a",
+                             "FIRM-A",
+                             1,
+                             4,
+                             "TRADER_A",
+                             "pbkdf2-sha256$1$00$00",
+                             true,
+                             {}}};
     return c;
   }
   static UserAdd Add(std::string name, std::string comp_id) {
-    return UserAdd{ReferenceUser{std::move(name), "FIRM-A", 1, 4,
-                                 std::move(comp_id), "pbkdf2-sha256$1$00$01",
-                                 true, {}}};
+    return UserAdd{ReferenceUser{std::move(name),
+                                 "FIRM-A",
+                                 1,
+                                 4,
+                                 std::move(comp_id),
+                                 "pbkdf2-sha256$1$00$01",
+                                 true,
+                                 {}}};
   }
   RejectCode Apply(const ReferenceMessage& m) {
     return reg_.Apply(EncodeReferencePayload(m), kT0, nullptr);
@@ -1196,7 +1207,8 @@ TEST_F(RegistryUsersTest, ASnapshotKeepsTheUsersOverTheConfigs) {
   // Loaded into a registry whose config has other users: the snapshot's
   // users replace them.
   ReferenceConfig other = WithUsers();
-  other.users.push_back(ReferenceUser{"trader-y", "FIRM-A", 1, 4, "", "", true, {}});
+  other.users.push_back(
+      ReferenceUser{"trader-y", "FIRM-A", 1, 4, "", "", true, {}});
   Registry loaded(other);
   std::string_view in = snap;
   ASSERT_TRUE(loaded.Load(&in).ok());
@@ -1220,8 +1232,9 @@ class RegistryApiKeysTest : public ::testing::Test {
   // trader-a logs on by FIX password too; api-only has only its key.
   static ReferenceConfig WithKeys() {
     ReferenceConfig c = DefaultConfig();
-    ReferenceUser a{"trader-a", "FIRM-A", 1, 4, "TRADER_A",
-                    "pbkdf2-sha256$1$00$00", true, {}};
+    ReferenceUser a{"trader-a", "FIRM-A",   1,
+                    4,          "TRADER_A", "pbkdf2-sha256$1$00$00",
+                    true,       {}};
     a.api_keys = {ReferenceApiKey{"a-hmac", kApiKeyHmacSha256, "", false}};
     ReferenceUser b{"api-only", "FIRM-A", 1, 4, "", "", true, {}};
     b.api_keys = {Key("b-1")};
@@ -1279,10 +1292,10 @@ TEST_F(RegistryApiKeysTest, BadApiKeyCommandsAreRejectedAndChangeNothing) {
   EXPECT_EQ(Apply(ApiKeyAdd{"api-only", short_key}),
             RejectCode::kInvalidApiKey);
   // An HMAC key would journal its secret: only ed25519 keys are added.
-  EXPECT_EQ(Apply(ApiKeyAdd{"api-only",
-                            ReferenceApiKey{"b-2", kApiKeyHmacSha256, "",
-                                            false}}),
-            RejectCode::kInvalidApiKey);
+  EXPECT_EQ(
+      Apply(ApiKeyAdd{"api-only",
+                      ReferenceApiKey{"b-2", kApiKeyHmacSha256, "", false}}),
+      RejectCode::kInvalidApiKey);
   EXPECT_EQ(Apply(ApiKeyAdd{"api-only", Key("has space")}),
             RejectCode::kInvalidApiKey);
   EXPECT_EQ(Apply(ApiKeyRevoke{"nobody", "b-1"}), RejectCode::kUnknownUser);
@@ -1299,8 +1312,7 @@ TEST_F(RegistryApiKeysTest, BadApiKeyCommandsAreRejectedAndChangeNothing) {
 TEST_F(RegistryApiKeysTest, ARevokedKeyCannotBeRevokedAgain) {
   ASSERT_EQ(Apply(ApiKeyAdd{"api-only", Key("b-2")}), RejectCode::kNone);
   ASSERT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kNone);
-  EXPECT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}),
-            RejectCode::kUnknownApiKey);
+  EXPECT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kUnknownApiKey);
 }
 
 TEST_F(RegistryApiKeysTest, ASnapshotKeepsTheApiKeysOverTheConfigs) {
@@ -1324,7 +1336,8 @@ TEST_F(RegistryApiKeysTest, ASnapshotKeepsTheApiKeysOverTheConfigs) {
 // are the config's.
 TEST_F(RegistryApiKeysTest, AFormatTwoSnapshotLoadsWithTheConfigsApiKeys) {
   ReferenceConfig keyless = DefaultConfig();
-  keyless.users = {ReferenceUser{"api-only", "FIRM-A", 1, 4, "", "", false, {}}};
+  keyless.users = {
+      ReferenceUser{"api-only", "FIRM-A", 1, 4, "", "", false, {}}};
   // Without the key count (0) of its one user at the end.
   const std::string snap = OlderFormat(SaveOf(Registry(keyless)), 2);
   std::string_view in = snap;

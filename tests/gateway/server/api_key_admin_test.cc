@@ -85,8 +85,8 @@ bool LoggedOutWith(client::Client& c, const std::string& text) {
 }
 
 bool RefusedAsUnknownKey(const Result<std::unique_ptr<client::Client>>& r) {
-  return !r.has_value() && r.error().message().find("AUTHENTICATION_FAILED") !=
-                               std::string::npos;
+  return !r.has_value() &&
+         r.error().message().find("AUTHENTICATION_FAILED") != std::string::npos;
 }
 
 class ApiKeyAdminTest : public ::testing::Test {
@@ -119,7 +119,8 @@ class ApiKeyAdminTest : public ::testing::Test {
 
 TEST_F(ApiKeyAdminTest, AKeyAddedAtRunTimeLogsOnAtOnce) {
   const NewKey k = MakeKey();
-  const w::ReferenceAck ack = AdminAsks(AddKey("trader-b", "b-2", k.base64, 1), 1);
+  const w::ReferenceAck ack =
+      AdminAsks(AddKey("trader-b", "b-2", k.base64, 1), 1);
   EXPECT_TRUE(ack.accepted()) << ack.text();
   EXPECT_GT(ack.seq(), 0u);
   w::LogonAck logon;
@@ -132,7 +133,8 @@ TEST_F(ApiKeyAdminTest, AKeyAddedAtRunTimeLogsOnAtOnce) {
 TEST_F(ApiKeyAdminTest, AUserAddedAtRunTimeLogsOnWithAKeyAddedAtRunTime) {
   ASSERT_TRUE(AdminAsks(AddTrader("trader-z", "", 1), 1).accepted());
   const NewKey k = MakeKey();
-  const w::ReferenceAck ack = AdminAsks(AddKey("trader-z", "z-1", k.base64, 2), 2);
+  const w::ReferenceAck ack =
+      AdminAsks(AddKey("trader-z", "z-1", k.base64, 2), 2);
   ASSERT_TRUE(ack.accepted()) << ack.text();
   w::LogonAck logon;
   auto c = LogOn(server_.port(), k.Logon("z-1"), &logon);
@@ -156,7 +158,8 @@ TEST_F(ApiKeyAdminTest, ATraderRotatesItsOwnKeyWithoutTheAdmin) {
   EXPECT_TRUE(ack.value().accepted()) << ack.value().text();
   EXPECT_TRUE(LoggedOutWith(*trader.value(), "API key revoked"));
 
-  EXPECT_TRUE(RefusedAsUnknownKey(LogOn(server_.port(), DemoLogon("trader-a"))));
+  EXPECT_TRUE(
+      RefusedAsUnknownKey(LogOn(server_.port(), DemoLogon("trader-a"))));
   auto rotated = LogOn(server_.port(), k.Logon("a-2"));
   ASSERT_TRUE(rotated.has_value()) << rotated.error().ToString();
   auto keys = Keys(*rotated.value(), "", 3);
@@ -209,10 +212,12 @@ TEST_F(ApiKeyAdminTest, RevokingAKeyLogsItsSessionOutAndRefusesItsLogons) {
   ASSERT_TRUE(b.has_value()) << b.error().ToString();
   auto c = LogOn(server_.port(), DemoLogon("trader-c"));
   ASSERT_TRUE(c.has_value());
-  const w::ReferenceAck ack = AdminAsks(RevokeKey("trader-b", "trader-b", 1), 1);
+  const w::ReferenceAck ack =
+      AdminAsks(RevokeKey("trader-b", "trader-b", 1), 1);
   EXPECT_TRUE(ack.accepted()) << ack.text();
   EXPECT_TRUE(LoggedOutWith(*b.value(), "API key revoked"));
-  EXPECT_TRUE(RefusedAsUnknownKey(LogOn(server_.port(), DemoLogon("trader-b"))));
+  EXPECT_TRUE(
+      RefusedAsUnknownKey(LogOn(server_.port(), DemoLogon("trader-b"))));
   // Another user's session is untouched.
   EXPECT_TRUE(Keys(*c.value(), "", 2).has_value());
 }
@@ -233,7 +238,8 @@ TEST_F(ApiKeyAdminTest, BadKeyCommandsGetSpecificRejectsAndChangeNothing) {
   const uint64_t before = server_.commands_submitted();
   const NewKey k = MakeKey();
   // Key ids are unique over all users.
-  w::ReferenceAck ack = AdminAsks(AddKey("trader-b", "trader-a", k.base64, 1), 1);
+  w::ReferenceAck ack =
+      AdminAsks(AddKey("trader-b", "trader-a", k.base64, 1), 1);
   EXPECT_EQ(ack.reason(), w::REJECT_REASON_DUPLICATE_API_KEY) << ack.text();
   ack = AdminAsks(AddKey("trader-b", "b-2", "not base64!", 2), 2);
   EXPECT_EQ(ack.reason(), w::REJECT_REASON_INVALID_API_KEY) << ack.text();
@@ -267,7 +273,8 @@ TEST_F(ApiKeyAdminTest, TheJournalReproducesTheKeysAfterARestart) {
   auto z = LogOn(server_.port(), k.Logon("z-1"), &logon);
   ASSERT_TRUE(z.has_value()) << z.error().ToString();
   EXPECT_EQ(logon.user(), "trader-z");
-  EXPECT_TRUE(RefusedAsUnknownKey(LogOn(server_.port(), DemoLogon("trader-b"))));
+  EXPECT_TRUE(
+      RefusedAsUnknownKey(LogOn(server_.port(), DemoLogon("trader-b"))));
   auto keys = Keys(*admin_, "trader-b", 4);
   ASSERT_TRUE(keys.has_value()) << keys.error().ToString();
   ASSERT_EQ(keys.value().keys_size(), 1);

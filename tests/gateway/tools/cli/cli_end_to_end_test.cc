@@ -959,18 +959,17 @@ TEST_F(CliEndToEndTest, ATraderRotatesItsOwnKeyWithAdminKey) {
   ASSERT_FALSE(tmp.path().empty()) << "mkdtemp failed";
   const std::string prefix = tmp.Sub("trader-a-2");
   ASSERT_EQ(Run({"keygen", "--out", prefix}).exit_code, 0);
-  const ToolResult added =
-      RunAs("trader-a", {"admin", "key", "add", "--user", "trader-a",
-                         "--key-id", "trader-a-2", "--public-key-file",
-                         prefix + ".pub"});
+  const ToolResult added = RunAs(
+      "trader-a", {"admin", "key", "add", "--user", "trader-a", "--key-id",
+                   "trader-a-2", "--public-key-file", prefix + ".pub"});
   EXPECT_EQ(added.exit_code, 0) << added;
-  EXPECT_EQ(added.out.rfind("added API key trader-a-2 of user trader-a, seq ", 0),
-            0u)
+  EXPECT_EQ(
+      added.out.rfind("added API key trader-a-2 of user trader-a, seq ", 0), 0u)
       << added;
 
   std::vector<std::string> with_new = {
-      "--host", "127.0.0.1", "--port",          std::to_string(port()),
-      "--api-key", "trader-a-2", "--key", prefix + ".key"};
+      "--host",    "127.0.0.1",  "--port", std::to_string(port()),
+      "--api-key", "trader-a-2", "--key",  prefix + ".key"};
   std::vector<std::string> revoke = with_new;
   revoke.insert(revoke.end(), {"admin", "key", "revoke", "--user", "trader-a",
                                "--key-id", "trader-a"});
