@@ -99,6 +99,15 @@ enum class RejectCode : uint16_t {
   kUnknownUser = 5022,
   kDuplicateUser = 5023,
   kInvalidUser = 5024,
+  // API keys of users (docs/config.md, "API keys"): a key id the user does
+  // not have active (also: another user's key, as if unknown); a key id
+  // already used by any user (ids are never reused); a key that is not an
+  // Ed25519 public key of 32 bytes or whose id breaks the rules; revoking
+  // the last active key of a user who has no FIX password logon either.
+  kUnknownApiKey = 5025,
+  kDuplicateApiKey = 5026,
+  kInvalidApiKey = 5027,
+  kLastApiKey = 5028,
 
   // 9xxx: system.
   kSystemBusy = 9001,

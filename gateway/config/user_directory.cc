@@ -1,16 +1,39 @@
 #include "gateway/config/user_directory.h"
 
+#include <iterator>
 #include <utility>
 
 namespace cfx::gateway {
 
-void UserDirectory::Seed(const std::vector<exchange::ReferenceUser>& users) {
+void UserDirectory::Seed(const std::vector<exchange::ReferenceUser>& users,
+                         const ServerConfig* config) {
+  config_ = config;
   users_.clear();
-  for (const exchange::ReferenceUser& u : users) users_.emplace(u.name, u);
+  keys_.clear();
+  added_.clear();
+  for (const exchange::ReferenceUser& u : users) Update(u);
 }
 
 void UserDirectory::Update(const exchange::ReferenceUser& user) {
   users_.insert_or_assign(user.name, user);
+  if (config_ == nullptr) return;
+  const UserConfig* seeded = config_->FindUserByName(user.name);
+  if (seeded == nullptr) {
+    // In place: sessions hold its address.
+    added_[user.name] = UserConfigOf(user, nullptr, *config_);
+  }
+  IndexKeys(user);
+}
+
+void UserDirectory::IndexKeys(const exchange::ReferenceUser& user) {
+  for (auto it = keys_.begin(); it != keys_.end();) {
+    it = it->second.user == user.name ? keys_.erase(it) : std::next(it);
+  }
+  const UserConfig* seeded = config_->FindUserByName(user.name);
+  const UserConfig of = UserConfigOf(user, seeded, *config_);
+  for (const ApiKey& k : of.api_keys) {
+    keys_.insert_or_assign(k.id, KeyEntry{user.name, k});
+  }
 }
 
 const exchange::ReferenceUser* UserDirectory::Find(
@@ -30,6 +53,26 @@ const std::string& UserDirectory::PasswordHash(
   return u == nullptr ? config_hash : u->password_hash;
 }
 
+const UserConfig* UserDirectory::FindUserByApiKey(std::string_view key_id,
+                                                  const ApiKey** key) const {
+  auto it = keys_.find(key_id);
+  if (it == keys_.end() || config_ == nullptr) return nullptr;
+  const UserConfig* user = config_->FindUserByName(it->second.user);
+  if (user == nullptr) {
+    auto added = added_.find(it->second.user);
+    if (added == added_.end()) return nullptr;
+    user = &added->second;
+  }
+  if (key != nullptr) *key = &it->second.key;
+  return user;
+}
+
+bool UserDirectory::KeyActive(std::string_view name,
+                              std::string_view key_id) const {
+  auto it = keys_.find(key_id);
+  return it != keys_.end() && it->second.user == name;
+}
+
 std::vector<exchange::ReferenceUser> SeedUsers(
     const std::vector<UserConfig>& users) {
   std::vector<exchange::ReferenceUser> out;
@@ -42,9 +85,49 @@ std::vector<exchange::ReferenceUser> SeedUsers(
     r.account = u.account.value;
     r.fix_sender_comp_id = u.fix_sender_comp_id;
     r.password_hash = u.password_hash;
+    for (const ApiKey& k : u.api_keys) {
+      const bool ed25519 = k.kind == ApiKeyKind::kEd25519;
+      r.api_keys.push_back(exchange::ReferenceApiKey{
+          k.id,
+          ed25519 ? exchange::kApiKeyEd25519 : exchange::kApiKeyHmacSha256,
+          ed25519 ? k.public_key : std::string(), false});
+    }
     out.push_back(std::move(r));
   }
   return out;
+}
+
+UserConfig UserConfigOf(const exchange::ReferenceUser& r,
+                        const UserConfig* seeded, const ServerConfig& config) {
+  UserConfig u = seeded != nullptr ? *seeded : UserConfig{};
+  u.name = r.name;
+  u.firm = r.firm;
+  u.role = static_cast<Role>(r.role);
+  u.account = exchange::AccountId{static_cast<uint32_t>(r.account)};
+  u.fix_sender_comp_id = r.fix_sender_comp_id;
+  u.password_hash = r.password_hash;
+  if (u.role == Role::kClearingMember && u.clearing_member.empty()) {
+    for (const ClearingMemberInfo& c : config.clearing_members) {
+      if (c.firm == u.firm) u.clearing_member = c.name;
+    }
+  }
+  u.api_keys.clear();
+  for (const exchange::ReferenceApiKey& k : r.api_keys) {
+    if (k.revoked) continue;
+    if (k.kind == exchange::kApiKeyEd25519) {
+      u.api_keys.push_back(ApiKey::Ed25519(k.id, k.public_key));
+      continue;
+    }
+    // An HMAC secret lives only in the config file.
+    if (seeded == nullptr) continue;
+    for (const ApiKey& c : seeded->api_keys) {
+      if (c.id == k.id && c.kind == ApiKeyKind::kHmacSha256 &&
+          !c.secret.empty()) {
+        u.api_keys.push_back(c);
+      }
+    }
+  }
+  return u;
 }
 
 void ApplyJournalUsers(const std::vector<exchange::ReferenceUser>& journal,
@@ -53,15 +136,7 @@ void ApplyJournalUsers(const std::vector<exchange::ReferenceUser>& journal,
   std::vector<UserConfig> users;
   users.reserve(journal.size());
   for (const exchange::ReferenceUser& r : journal) {
-    const UserConfig* seeded = config->FindUserByName(r.name);
-    UserConfig u = seeded != nullptr ? *seeded : UserConfig{};
-    u.name = r.name;
-    u.firm = r.firm;
-    u.role = static_cast<Role>(r.role);
-    u.account = exchange::AccountId{static_cast<uint32_t>(r.account)};
-    u.fix_sender_comp_id = r.fix_sender_comp_id;
-    u.password_hash = r.password_hash;
-    users.push_back(std::move(u));
+    users.push_back(UserConfigOf(r, config->FindUserByName(r.name), *config));
   }
   for (const UserConfig& u : config->users) {
     bool kept = false;

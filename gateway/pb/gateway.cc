@@ -414,6 +414,7 @@ bool Gateway::OnSessionMessage(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kMarginCallList:
     case w::Envelope::kSettlementRerunAck:
     case w::Envelope::kUserList:
+    case w::Envelope::kApiKeyList:
       outbox_.Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
                      BodyName(body), nullptr, "a server-to-client message");
       return true;
@@ -459,6 +460,11 @@ void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kUserSetPassword:
     case w::Envelope::kUserListRequest:
       OnUserRequest(s, in_);
+      break;
+    case w::Envelope::kApiKeyAdd:
+    case w::Envelope::kApiKeyRevoke:
+    case w::Envelope::kApiKeyListRequest:
+      OnApiKeyRequest(s, in_);
       break;
     case w::Envelope::kIndexQuery:
     case w::Envelope::kIndexExplainRequest:

@@ -267,6 +267,8 @@ class Gateway {
   // gateway_users.cc: the admin's user commands (passwords hashed on the
   // credential checker's workers) and the user list; a changed user.
   void OnUserRequest(Session& s, const wire::v1::Envelope& m);
+  // The API key commands and list (no hashing: submitted at once).
+  void OnApiKeyRequest(Session& s, const wire::v1::Envelope& m);
   void OnUserChanged(const exchange::ReferenceUser& user);
   void OnReferenceEvent(const exchange::Event& e);
   // IndexQuery and IndexExplainRequest (index_desk.h).

@@ -108,8 +108,12 @@ void Gateway::OnLogon(Session& s, const w::Logon& m) {
     LogonReject(s, w::LOGON_REJECT_REASON_INVALID_LOGON, why);
     return;
   }
+  // The journal's keys (a key added or revoked at run time counts at
+  // once); without a directory, the config's.
   const ApiKey* key = nullptr;
-  const UserConfig* user = config_.FindUserByApiKey(m.api_key(), &key);
+  const UserConfig* user =
+      deps_.users != nullptr ? deps_.users->FindUserByApiKey(m.api_key(), &key)
+                             : config_.FindUserByApiKey(m.api_key(), &key);
   // Back-off per source address and per API key at that address; a check
   // that may run goes to the credential checker, and the session's later
   // frames wait for its verdict.
@@ -313,6 +317,13 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
     LogonReject(s, w::LOGON_REJECT_REASON_USER_DISABLED, kUserDisabledText);
     return;
   }
+  // The key was revoked while its signature was checked: as unknown.
+  if (deps_.users != nullptr &&
+      !deps_.users->KeyActive(user->name, m.api_key())) {
+    LogonReject(s, w::LOGON_REJECT_REASON_AUTHENTICATION_FAILED,
+                "authentication failed");
+    return;
+  }
   for (const auto& [id, other] : sessions_) {
     if (other.get() != &s && other->user == user &&
         other->state == Session::State::kActive) {
@@ -330,6 +341,7 @@ void Gateway::CompleteLogon(Session& s, const w::Logon& m,
   }
 
   s.user = user;
+  s.api_key = m.api_key();
   s.account = user->account;
   s.state = Session::State::kActive;
   AcceptorOf(s.id).LoggedOn(s.id);

@@ -1,8 +1,10 @@
-// Gateway: the admin's user commands (docs/protocol.md, "Users"). A
+// Gateway: the admin's user commands and the API key commands
+// (docs/protocol.md, "Users" and "API keys"). A
 // password is hashed (PBKDF2, tens of milliseconds) on the credential
 // checker's workers, never on the gateway thread; only its hash goes into
 // the command and the journal. A user the engine disabled has its sessions
-// logged out at once, on both protocols.
+// logged out at once, on both protocols; so has a session whose API key
+// was revoked.
 
 #include <openssl/crypto.h>
 
@@ -99,23 +101,50 @@ void Gateway::OnUserRequest(Session& s, const w::Envelope& m) {
   }
 }
 
+void Gateway::OnApiKeyRequest(Session& s, const w::Envelope& m) {
+  if (m.has_api_key_add()) {
+    SubmitReference(s, desk_.ApiKeyAdd(*s.user, m.api_key_add()));
+    return;
+  }
+  if (m.has_api_key_revoke()) {
+    SubmitReference(s, desk_.ApiKeyRevoke(*s.user, m.api_key_revoke()));
+    return;
+  }
+  w::ReferenceAck ack;
+  out_.Clear();
+  if (desk_.ApiKeys(*s.user, m.api_key_list_request(),
+                    out_.mutable_api_key_list(), &ack)) {
+    outbox_.Send(s, out_);
+    return;
+  }
+  out_.Clear();
+  *out_.mutable_reference_ack() = std::move(ack);
+  SendDeskAck(s, /*rejected=*/true);
+}
+
 void Gateway::OnUserChanged(const exchange::ReferenceUser& user) {
   if (deps_.users != nullptr) deps_.users->Update(user);
-  if (!user.enabled) {
-    for (auto& [id, sp] : sessions_) {
-      Session& s = *sp;
-      if (s.state != Session::State::kActive || s.user == nullptr ||
-          s.user->name != user.name) {
-        continue;
-      }
-      out_.Clear();
-      out_.mutable_logout()->set_text(kUserDisabledText);
-      outbox_.Send(s, out_);
-      s.state = Session::State::kClosing;
-      if (deps_.log) {
-        deps_.log("protobuf: " + user.name + ": logged out: " +
-                  kUserDisabledText);
-      }
+  for (auto& [id, sp] : sessions_) {
+    Session& s = *sp;
+    if (s.state != Session::State::kActive || s.user == nullptr ||
+        s.user->name != user.name) {
+      continue;
+    }
+    // A disabled user, or the key the session logged on with revoked.
+    bool key_revoked = false;
+    for (const exchange::ReferenceApiKey& k : user.api_keys) {
+      key_revoked |= k.id == s.api_key && k.revoked;
+    }
+    const char* why = !user.enabled ? kUserDisabledText
+                      : key_revoked ? kApiKeyRevokedText
+                                    : nullptr;
+    if (why == nullptr) continue;
+    out_.Clear();
+    out_.mutable_logout()->set_text(why);
+    outbox_.Send(s, out_);
+    s.state = Session::State::kClosing;
+    if (deps_.log) {
+      deps_.log("protobuf: " + user.name + ": logged out: " + why);
     }
   }
   if (deps_.user_changed) deps_.user_changed(user);

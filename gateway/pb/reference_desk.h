@@ -14,7 +14,8 @@
 
 namespace cfx::gateway::pb {
 
-// The user a user command's payload names; "" for any other payload.
+// The user a user or API key command's payload names; "" for any other
+// payload.
 std::string UserNamed(std::string_view payload);
 
 // The protobuf gateway's desk for grade-eligibility reference data and spot
@@ -76,8 +77,18 @@ class ReferenceDesk {
   // caller who is not the admin.
   bool Users(const UserConfig& user, uint64_t request_id,
              wire::v1::UserList* list, wire::v1::ReferenceAck* ack) const;
-  // After OnEvent() returned an accepted user command: the user as it is
-  // now; nullptr for any other event.
+  // API keys (reference_desk_keys.cc; docs/protocol.md, "API keys"): the
+  // admin's for any user, anyone's for its own. Each returns a command, or
+  // an ack refusing it with a specific reason.
+  Request ApiKeyAdd(const UserConfig& caller, const wire::v1::ApiKeyAdd& m);
+  Request ApiKeyRevoke(const UserConfig& caller,
+                       const wire::v1::ApiKeyRevoke& m);
+  // The keys of the user `q` names (the caller's own when empty); false
+  // (and a refusing `ack`) for a user the caller may not see.
+  bool ApiKeys(const UserConfig& caller, const wire::v1::ApiKeyListRequest& q,
+               wire::v1::ApiKeyList* list, wire::v1::ReferenceAck* ack) const;
+  // After OnEvent() returned an accepted user or API key command: the user
+  // as it is now; nullptr for any other event.
   const exchange::ReferenceUser* changed_user() const;
 
   // After the command of `r` went onto the ring: remember who asks.
@@ -115,6 +126,15 @@ class ReferenceDesk {
   // slot is free.
   Request Command(uint64_t request_id, const UserConfig& user,
                   std::string payload);
+  // The user `name` for `caller`: any user for the admin, only itself for
+  // anyone else; nullptr otherwise, as for a user that does not exist.
+  const exchange::ReferenceUser* KeyOwner(const UserConfig& caller,
+                                          const std::string& name) const;
+  // The command of an API key `payload` if the registry's rules accept it
+  // on a copy of the view, else the refusal with its reason.
+  Request SubmitKeyCommand(uint64_t request_id, const UserConfig& caller,
+                           const std::string& user, const std::string& key_id,
+                           std::string payload);
   // Standing per grade of provider `firm` at `now`, on a copy of the view.
   void Standing(
       const std::string& firm, exchange::Timestamp now,

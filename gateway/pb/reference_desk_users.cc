@@ -46,6 +46,9 @@ std::string UserNamed(std::string_view payload) {
         } else if constexpr (std::is_same_v<T, exchange::UserSetEnabled> ||
                              std::is_same_v<T, exchange::UserSetPassword>) {
           return x.name;
+        } else if constexpr (std::is_same_v<T, exchange::ApiKeyAdd> ||
+                             std::is_same_v<T, exchange::ApiKeyRevoke>) {
+          return x.user;
         } else {
           return std::string();
         }
@@ -207,8 +210,12 @@ bool ReferenceDesk::Users(const UserConfig& user, uint64_t request_id,
     o->set_fix_sender_comp_id(u.fix_sender_comp_id);
     o->set_enabled(u.enabled);
     o->set_has_password(!u.password_hash.empty());
-    if (const UserConfig* c = config_.FindUserByName(u.name); c != nullptr) {
-      for (const ApiKey& k : c->api_keys) o->add_api_keys(k.id);
+    for (const exchange::ReferenceApiKey& k : u.api_keys) {
+      if (k.revoked) {
+        o->add_revoked_api_keys(k.id);
+      } else {
+        o->add_api_keys(k.id);
+      }
     }
   }
   return true;

@@ -64,6 +64,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool logon_checking = false;
 
   const UserConfig* user = nullptr;
+  // The API key the session logged on with: revoking it logs the session
+  // out (Gateway::OnUserChanged).
+  std::string api_key;
   exchange::AccountId account;
   uint32_t heartbeat_ms = 5'000;
   bool cancel_on_disconnect = true;

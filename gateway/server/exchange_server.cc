@@ -305,7 +305,7 @@ Status ExchangeServer::Impl::OpenPipeline() {
         " is not in the journal (the config seeds a new exchange only; add "
         "it with cfx admin user add)");
   }
-  users.Seed(journal_users);
+  users.Seed(journal_users, &config);
   ring = pipeline->AddProducer(1 << 16);
   staged = std::make_unique<exchange::SpscRing<exchange::Command>>(1 << 16);
   return Status::Ok();

@@ -116,6 +116,10 @@ constexpr ReferenceKind KindOf() {
   if constexpr (std::is_same_v<T, UserSetPassword>) {
     return ReferenceKind::kUserSetPassword;
   }
+  if constexpr (std::is_same_v<T, ApiKeyAdd>) return ReferenceKind::kApiKeyAdd;
+  if constexpr (std::is_same_v<T, ApiKeyRevoke>) {
+    return ReferenceKind::kApiKeyRevoke;
+  }
 }
 
 void EncodeFields(const RatingSet& m, PayloadWriter& w) {
@@ -166,6 +170,18 @@ void EncodeFields(const UserSetEnabled& m, PayloadWriter& w) {
 void EncodeFields(const UserSetPassword& m, PayloadWriter& w) {
   w.Str(m.name);
   w.Str(m.password_hash);
+}
+
+void EncodeFields(const ApiKeyAdd& m, PayloadWriter& w) {
+  w.Str(m.user);
+  w.Str(m.key.id);
+  w.U8(m.key.kind);
+  w.Str(m.key.public_key);
+}
+
+void EncodeFields(const ApiKeyRevoke& m, PayloadWriter& w) {
+  w.Str(m.user);
+  w.Str(m.key_id);
 }
 
 RatingSet DecodeRatingSet(PayloadReader& r) {
@@ -242,6 +258,22 @@ UserSetPassword DecodeUserSetPassword(PayloadReader& r) {
   return m;
 }
 
+ApiKeyAdd DecodeApiKeyAdd(PayloadReader& r) {
+  ApiKeyAdd m;
+  m.user = r.Str("user");
+  m.key.id = r.Str("key_id");
+  m.key.kind = r.U8("kind");
+  m.key.public_key = r.Str("public_key");
+  return m;
+}
+
+ApiKeyRevoke DecodeApiKeyRevoke(PayloadReader& r) {
+  ApiKeyRevoke m;
+  m.user = r.Str("user");
+  m.key_id = r.Str("key_id");
+  return m;
+}
+
 }  // namespace
 
 std::string EncodeReferencePayload(const ReferenceMessage& m) {
@@ -298,6 +330,12 @@ Result<ReferenceMessage> DecodeReferencePayload(std::string_view bytes) {
       break;
     case ReferenceKind::kUserSetPassword:
       m = DecodeUserSetPassword(r);
+      break;
+    case ReferenceKind::kApiKeyAdd:
+      m = DecodeApiKeyAdd(r);
+      break;
+    case ReferenceKind::kApiKeyRevoke:
+      m = DecodeApiKeyRevoke(r);
       break;
     case ReferenceKind::kNone:
     default:

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "exchange/core/status.h"
 #include "exchange/core/types.h"
@@ -32,6 +33,8 @@ enum class ReferenceKind : uint8_t {
   kUserAdd = 6,
   kUserSetEnabled = 7,
   kUserSetPassword = 8,
+  kApiKeyAdd = 9,
+  kApiKeyRevoke = 10,
 };
 
 // Rating tiers, best first; numbers equal cfx.config.v1.RatingTier.
@@ -86,6 +89,23 @@ struct AttestationSubmit {
   std::string signature;  // 64 raw bytes
 };
 
+// API key kinds; numbers equal cfx.config.v1.ApiKey.Kind.
+inline constexpr uint8_t kApiKeyEd25519 = 1;
+inline constexpr uint8_t kApiKeyHmacSha256 = 2;
+
+// A protobuf logon key of a user as the registry keeps it (docs/config.md,
+// "API keys"): the config's api_keys seed them, ApiKeyAdd (ed25519 only) and
+// ApiKeyRevoke change them. Never a secret: an hmac-sha256 key's secret
+// stays in the config file, only its id and kind are here.
+struct ReferenceApiKey {
+  std::string id;
+  uint8_t kind = kApiKeyEd25519;
+  std::string public_key;  // ed25519: 32 raw bytes; hmac-sha256: empty
+  bool revoked = false;    // not in ApiKeyAdd's payload: a key starts active
+  friend bool operator==(const ReferenceApiKey&,
+                         const ReferenceApiKey&) = default;
+};
+
 // A user of the exchange as the registry keeps it (docs/config.md,
 // "Users"): the config's users seed it, the admin's commands below change
 // it. Only what decides a logon and a session's identity is here: never a
@@ -99,6 +119,9 @@ struct ReferenceUser {
   std::string fix_sender_comp_id;  // empty: no FIX access
   std::string password_hash;       // empty: no password logon
   bool enabled = true;  // not in UserAdd's payload: a user starts enabled
+  // In the order added; revoked keys stay (an id is never used again). Not
+  // in UserAdd's payload: a user starts with none.
+  std::vector<ReferenceApiKey> api_keys;
   friend bool operator==(const ReferenceUser&, const ReferenceUser&) = default;
 };
 
@@ -125,10 +148,25 @@ struct UserSetPassword {
                          const UserSetPassword&) = default;
 };
 
+// The admin, or the user itself, adds an Ed25519 key to user `user`.
+struct ApiKeyAdd {
+  std::string user;
+  ReferenceApiKey key;
+  friend bool operator==(const ApiKeyAdd&, const ApiKeyAdd&) = default;
+};
+
+// The admin, or the user itself, revokes key `key_id` of user `user`: the
+// sessions logged on with it are logged out, its logons refused.
+struct ApiKeyRevoke {
+  std::string user;
+  std::string key_id;
+  friend bool operator==(const ApiKeyRevoke&, const ApiKeyRevoke&) = default;
+};
+
 using ReferenceMessage =
     std::variant<RatingSet, RatingRevoke, AttesterKeyRegister,
-                 AttesterKeyRevoke, AttestationSubmit, UserAdd,
-                 UserSetEnabled, UserSetPassword>;
+                 AttesterKeyRevoke, AttestationSubmit, UserAdd, UserSetEnabled,
+                 UserSetPassword, ApiKeyAdd, ApiKeyRevoke>;
 
 // Returns the payload, or "" (which never decodes) when `m` cannot be
 // encoded: a string longer than the u16 length allows (65,535 bytes) or a

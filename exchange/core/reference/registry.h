@@ -163,6 +163,9 @@ class Registry {
   std::vector<ReferenceUser> users() const;
   // The user named `name`, or nullptr. Valid until the next change.
   const ReferenceUser* user(std::string_view name) const;
+  // The user that has (or had: revoked keys count) API key `key_id`, or
+  // nullptr. Valid until the next change.
+  const ReferenceUser* user_of_api_key(std::string_view key_id) const;
 
   // Canonical hash of the whole state, the latest time seen included
   // (StateHasher; strings as their length, then 8-byte little-endian

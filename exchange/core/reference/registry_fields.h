@@ -48,6 +48,11 @@ enum class RegistryField : uint8_t {
   kUserFixCompId,
   kUserPasswordHash,
   kUserEnabled,
+  kUserKeyCount,
+  kUserKeyId,
+  kUserKeyKind,
+  kUserKeyPublicKey,
+  kUserKeyRevoked,
   kRowStatus,  // the rows: hashed, not saved (Load() recomputes them)
   kRowNodes,
   kRowMilliTokens,
@@ -87,8 +92,9 @@ struct FieldCount {
 // each with its account, firm and ratings (acceptance order); the keys in
 // id order; the attestations in acceptance order (provider account,
 // canonical bytes, signature, accepted_at); the users in name order (name,
-// firm, role, account, FIX SenderCompID, password hash, enabled); the rows in (account, grade)
-// order.
+// firm, role, account, FIX SenderCompID, password hash, enabled, then the
+// API keys in the order added: id, kind, public key, revoked); the rows in
+// (account, grade) order.
 template <typename Visitor>
 void VisitRegistryFields(const RegistryState& s, Visitor&& v) {
   using F = RegistryField;
@@ -136,6 +142,13 @@ void VisitRegistryFields(const RegistryState& s, Visitor&& v) {
     v(F::kUserFixCompId, std::string_view(u.fix_sender_comp_id));
     v(F::kUserPasswordHash, std::string_view(u.password_hash));
     v(F::kUserEnabled, u.enabled);
+    v(F::kUserKeyCount, count(u.api_keys.size()));
+    for (const ReferenceApiKey& k : u.api_keys) {
+      v(F::kUserKeyId, std::string_view(k.id));
+      v(F::kUserKeyKind, k.kind);
+      v(F::kUserKeyPublicKey, std::string_view(k.public_key));
+      v(F::kUserKeyRevoked, k.revoked);
+    }
   }
   for (uint32_t pi : s.by_account) {
     for (const EligibilityRow& row : s.providers[pi].rows) {

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "exchange/core/byte_codec.h"
 #include "exchange/core/reference/registry.h"
@@ -28,9 +29,12 @@ using internal::ValidName;
 namespace {
 
 // Registry::Save() format version (the u32 in front of everything).
-// 2: the users. Format 1 (without them) still loads: the users are then
-// the config's, as before the first user command.
-constexpr uint32_t kSnapshotVersion = 2;
+// 2: the users. 3: the users' API keys. Format 1 (without users) still
+// loads: the users are then the config's, as before the first user
+// command; so does format 2 (users without API keys): each user's keys are
+// then the config's, as before the first API key command.
+constexpr uint32_t kSnapshotVersion = 3;
+constexpr uint32_t kSnapshotVersionWithoutApiKeys = 2;
 constexpr uint32_t kSnapshotVersionWithoutUsers = 1;
 
 // Feeds a string as its length, then its bytes in 8-byte little-endian
@@ -83,7 +87,11 @@ uint64_t HashRegistry(const RegistryState& s) {
 //     str canonical encoding, str signature (64 bytes), i64 accepted_at
 //   u32 user count, then per user in name order (bytewise ascending):
 //     str name, str firm, u8 role (1..6), i64 account, str FIX
-//     SenderCompID, str password hash, u8 enabled
+//     SenderCompID, str password hash, u8 enabled,
+//     u32 API key count, then per key in the order added:
+//       str key id, u8 kind (1 ed25519, 2 hmac-sha256), str public key
+//       (ed25519: 32 bytes; hmac-sha256: empty, the secret is never
+//       stored), u8 revoked
 //
 // The rows and next_change are not stored: they are recomputed at `now`,
 // which reproduces them exactly (rows always equal the eligibility at the
@@ -325,9 +333,43 @@ void LoadAttestations(SnapshotReader& r, RegistryState& s) {
   }
 }
 
+// The API keys of user `name` as the config seeds them; none if the config
+// has no such user.
+std::vector<ReferenceApiKey> SeedApiKeys(const RegistryState& s,
+                                         std::string_view name) {
+  for (const ReferenceUser& u : s.config.users) {
+    if (u.name == name) return u.api_keys;
+  }
+  return {};
+}
+
+// Reads one user's API keys; "" or what is wrong with them.
+std::string LoadApiKeys(SnapshotReader& r, const RegistryState& s,
+                        std::vector<ReferenceApiKey>* keys) {
+  // id, kind, public key, revoked.
+  const uint32_t count = r.Count("API key count", 4 + 1 + 4 + 1);
+  for (uint32_t k = 0; r.ok() && k < count; ++k) {
+    ReferenceApiKey key;
+    key.id = r.Str("API key id");
+    key.kind = r.Get<uint8_t>("API key kind");
+    key.public_key = r.Str("API key public key");
+    key.revoked = r.Bool("API key revoked");
+    if (!r.ok()) return {};
+    if (!internal::ApiKeyOk(key)) {
+      return "API key " + std::to_string(k) + ": bad field";
+    }
+    bool twice = s.ApiKeyTaken(key.id);
+    for (const ReferenceApiKey& earlier : *keys) twice |= earlier.id == key.id;
+    if (twice) return "API key id " + key.id + " used twice";
+    keys->push_back(std::move(key));
+  }
+  return {};
+}
+
 // Reads the users into `s`, replacing the config's: from the first
-// snapshot on, the journal is the truth.
-void LoadUsers(SnapshotReader& r, RegistryState& s) {
+// snapshot on, the journal is the truth. Before format 3 the users' API
+// keys are the config's.
+void LoadUsers(SnapshotReader& r, uint32_t version, RegistryState& s) {
   s.users.clear();
   // 4 strings, role, account, enabled.
   const uint32_t count = r.Count("user count", 4 * 4 + 1 + 8 + 1);
@@ -341,6 +383,13 @@ void LoadUsers(SnapshotReader& r, RegistryState& s) {
     u.fix_sender_comp_id = r.Str("user FIX SenderCompID");
     u.password_hash = r.Str("user password hash");
     u.enabled = r.Bool("user enabled");
+    std::vector<ReferenceApiKey> keys;
+    std::string bad_key;
+    if (version == kSnapshotVersionWithoutApiKeys) {
+      keys = SeedApiKeys(s, u.name);
+    } else {
+      bad_key = LoadApiKeys(r, s, &keys);
+    }
     if (!r.ok()) break;
     const std::string which = "user " + std::to_string(k);
     UserAdd add{u};
@@ -352,7 +401,10 @@ void LoadUsers(SnapshotReader& r, RegistryState& s) {
       r.FailAt(at, which + ": bad field");
     } else if (valid != RejectCode::kNone) {
       r.FailAt(at, which + ": FIX SenderCompID used twice");
+    } else if (!bad_key.empty()) {
+      r.FailAt(at, which + ": " + bad_key);
     } else {
+      u.api_keys = std::move(keys);
       std::string name = u.name;
       s.users.emplace_hint(s.users.end(), std::move(name), std::move(u));
     }
@@ -370,7 +422,9 @@ Status Registry::Load(std::string_view* in) {
     return DataLossError("registry snapshot: truncated header (" +
                          std::to_string(in->size()) + " bytes)");
   }
-  if (version != kSnapshotVersion && version != kSnapshotVersionWithoutUsers) {
+  if (version != kSnapshotVersion &&
+      version != kSnapshotVersionWithoutApiKeys &&
+      version != kSnapshotVersionWithoutUsers) {
     return DataLossError("registry snapshot: unsupported format version " +
                          std::to_string(version));
   }
@@ -386,7 +440,7 @@ Status Registry::Load(std::string_view* in) {
   LoadProviders(r, *s);
   LoadKeys(r, *s);
   LoadAttestations(r, *s);
-  if (version != kSnapshotVersionWithoutUsers) LoadUsers(r, *s);
+  if (version != kSnapshotVersionWithoutUsers) LoadUsers(r, version, *s);
 
   if (r.ok() && r.remaining() != 0) {
     r.Fail(std::to_string(r.remaining()) + " trailing bytes");

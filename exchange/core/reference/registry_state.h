@@ -29,6 +29,11 @@ namespace internal {
 // Rating references and agencies, attester key ids and attesters.
 inline constexpr std::size_t kMaxNameBytes = 128;
 
+// Whether `k` is a key the registry may hold: an id of 1-128 printable
+// characters, no space; an ed25519 key of 32 bytes or an hmac-sha256 key
+// without public key (registry_users.cc).
+bool ApiKeyOk(const ReferenceApiKey& k);
+
 inline bool ValidName(std::string_view s) {
   return !s.empty() && s.size() <= kMaxNameBytes;
 }
@@ -128,6 +133,12 @@ struct RegistryState {
               std::vector<bool>& affected);
   RejectCode Check(const UserSetPassword& m, Timestamp t) const;
   void Commit(UserSetPassword m, Timestamp t, std::vector<bool>& affected);
+  RejectCode Check(const ApiKeyAdd& m, Timestamp t) const;
+  void Commit(ApiKeyAdd m, Timestamp t, std::vector<bool>& affected);
+  RejectCode Check(const ApiKeyRevoke& m, Timestamp t) const;
+  void Commit(const ApiKeyRevoke& m, Timestamp t, std::vector<bool>& affected);
+  // Whether any user has (or had: revoked keys count) API key `key_id`.
+  bool ApiKeyTaken(std::string_view key_id) const;
   // Whether another user than `name` has FIX SenderCompID `comp_id`.
   bool CompIdTaken(std::string_view comp_id, std::string_view name) const;
   // AttestationSubmit is checked on its parsed attestation.

@@ -1,6 +1,7 @@
-// RegistryState: the users and the admin's commands on them (docs/config.md,
-// "Users"). The gateways decide who may send a command (the admin, from the
-// session's role); the registry decides whether it is valid.
+// RegistryState: the users, their API keys and the commands on them
+// (docs/config.md, "Users" and "API keys"). The gateways decide who may
+// send a command (the admin, from the session's role; for API keys also
+// the user itself); the registry decides whether it is valid.
 
 #include <string>
 #include <string_view>
@@ -34,7 +35,35 @@ bool PasswordHashOk(std::string_view h) {
                                  kPasswordScheme);
 }
 
+constexpr std::size_t kEd25519PublicKeyBytes = 32;
+
+// An active key of `u` with id `key_id`, or nullptr.
+const ReferenceApiKey* ActiveKey(const ReferenceUser& u,
+                                 std::string_view key_id) {
+  for (const ReferenceApiKey& k : u.api_keys) {
+    if (k.id == key_id && !k.revoked) return &k;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+bool ApiKeyOk(const ReferenceApiKey& k) {
+  if (!Token(k.id)) return false;
+  if (k.kind == kApiKeyEd25519) {
+    return k.public_key.size() == kEd25519PublicKeyBytes;
+  }
+  return k.kind == kApiKeyHmacSha256 && k.public_key.empty();
+}
+
+bool RegistryState::ApiKeyTaken(std::string_view key_id) const {
+  for (const auto& [n, u] : users) {
+    for (const ReferenceApiKey& k : u.api_keys) {
+      if (k.id == key_id) return true;
+    }
+  }
+  return false;
+}
 
 bool RegistryState::CompIdTaken(std::string_view comp_id,
                                 std::string_view name) const {
@@ -48,7 +77,7 @@ bool RegistryState::CompIdTaken(std::string_view comp_id,
 RejectCode RegistryState::Check(const UserAdd& m, Timestamp) const {
   const ReferenceUser& u = m.user;
   if (!Token(u.name) || !Token(u.firm) || u.role == 0 || u.role > kMaxRole ||
-      !u.enabled || !PasswordHashOk(u.password_hash) ||
+      !u.enabled || !u.api_keys.empty() || !PasswordHashOk(u.password_hash) ||
       (!u.fix_sender_comp_id.empty() && !Token(u.fix_sender_comp_id))) {
     return RejectCode::kInvalidUser;
   }
@@ -86,6 +115,43 @@ void RegistryState::Commit(UserSetPassword m, Timestamp, std::vector<bool>&) {
   users.find(m.name)->second.password_hash = std::move(m.password_hash);
 }
 
+RejectCode RegistryState::Check(const ApiKeyAdd& m, Timestamp) const {
+  if (users.find(m.user) == users.end()) return RejectCode::kUnknownUser;
+  // Only Ed25519 keys are added: an HMAC secret would be journaled.
+  if (m.key.kind != kApiKeyEd25519 || m.key.revoked || !ApiKeyOk(m.key)) {
+    return RejectCode::kInvalidApiKey;
+  }
+  if (ApiKeyTaken(m.key.id)) return RejectCode::kDuplicateApiKey;
+  return RejectCode::kNone;
+}
+
+void RegistryState::Commit(ApiKeyAdd m, Timestamp, std::vector<bool>&) {
+  users.find(m.user)->second.api_keys.push_back(std::move(m.key));
+}
+
+RejectCode RegistryState::Check(const ApiKeyRevoke& m, Timestamp) const {
+  auto it = users.find(m.user);
+  if (it == users.end()) return RejectCode::kUnknownUser;
+  const ReferenceUser& u = it->second;
+  if (ActiveKey(u, m.key_id) == nullptr) return RejectCode::kUnknownApiKey;
+  // Nobody is locked out: another active key, or a FIX password logon.
+  const bool password_logon =
+      !u.password_hash.empty() && !u.fix_sender_comp_id.empty();
+  bool other_key = false;
+  for (const ReferenceApiKey& k : u.api_keys) {
+    other_key |= !k.revoked && k.id != m.key_id;
+  }
+  if (!other_key && !password_logon) return RejectCode::kLastApiKey;
+  return RejectCode::kNone;
+}
+
+void RegistryState::Commit(const ApiKeyRevoke& m, Timestamp,
+                           std::vector<bool>&) {
+  for (ReferenceApiKey& k : users.find(m.user)->second.api_keys) {
+    if (k.id == m.key_id) k.revoked = true;
+  }
+}
+
 }  // namespace internal
 
 std::vector<ReferenceUser> Registry::users() const {
@@ -98,6 +164,15 @@ std::vector<ReferenceUser> Registry::users() const {
 const ReferenceUser* Registry::user(std::string_view name) const {
   auto it = s_->users.find(name);
   return it == s_->users.end() ? nullptr : &it->second;
+}
+
+const ReferenceUser* Registry::user_of_api_key(std::string_view key_id) const {
+  for (const auto& [name, u] : s_->users) {
+    for (const ReferenceApiKey& k : u.api_keys) {
+      if (k.id == key_id) return &u;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace cfx::exchange

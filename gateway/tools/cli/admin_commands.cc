@@ -1,6 +1,6 @@
 // The `admin` commands of the cfx tool: the exchange clock (show, advance,
 // set), hash-password, and the users (add, disable, enable, set-password,
-// list; docs/cli.md, "Users").
+// list; docs/cli.md, "Users"); the API keys are api_key_commands.cc's.
 
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -175,6 +175,9 @@ int RunUserList(const GlobalOptions& g) {
           for (const std::string& k : u.api_keys()) {
             keys += (keys.empty() ? "" : ",") + k;
           }
+          for (const std::string& k : u.revoked_api_keys()) {
+            keys += (keys.empty() ? "" : ",") + k + "(revoked)";
+          }
           char line[512];
           std::snprintf(
               line, sizeof line, "%-15s %-11s %-16s %-12s %-12s %-9s %-9s %s\n",
@@ -289,6 +292,7 @@ void AddAdminCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
     *exit_code = RunHashPassword(g->json, *iterations);
   });
   AddUserCommands(*admin, g, exit_code);
+  AddApiKeyCommands(*admin, g, exit_code);
 }
 
 }  // namespace cfx::gateway::cli

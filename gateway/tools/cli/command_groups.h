@@ -28,6 +28,9 @@ void AddMarketDataCommands(CLI::App& app,
 // disable | enable | set-password | list (admin_commands.cc).
 void AddAdminCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
                       int* exit_code);
+// admin key add | revoke | list, under `admin` (api_key_commands.cc).
+void AddApiKeyCommands(CLI::App& admin, const std::shared_ptr<GlobalOptions>& g,
+                       int* exit_code);
 // rating set | revoke | show (reference_commands.cc).
 void AddRatingCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
                        int* exit_code);

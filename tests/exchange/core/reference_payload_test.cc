@@ -39,10 +39,20 @@ std::vector<ReferenceMessage> Samples() {
                           "ATTEST"},
       AttesterKeyRevoke{"ed25519:0123456789abcdef"},
       SampleSubmit(),
-      UserAdd{ReferenceUser{"trader-z", "FIRM-A", 1, 0x0102030405060708,
-                            "TRADER_Z", "pbkdf2-sha256$1$00$00", true}},
+      UserAdd{ReferenceUser{"trader-z",
+                            "FIRM-A",
+                            1,
+                            0x0102030405060708,
+                            "TRADER_Z",
+                            "pbkdf2-sha256$1$00$00",
+                            true,
+                            {}}},
       UserSetEnabled{"trader-z", true},
       UserSetPassword{"trader-z", "pbkdf2-sha256$1$00$00"},
+      ApiKeyAdd{"trader-z",
+                ReferenceApiKey{"trader-z-2", kApiKeyEd25519,
+                                std::string(31, '\xfe') + '\0', false}},
+      ApiKeyRevoke{"trader-z", "trader-z-1"},
   };
 }
 
@@ -66,7 +76,9 @@ bool Same(const ReferenceMessage& a, const ReferenceMessage& b) {
           return x.key_id == y.key_id;
         } else if constexpr (std::is_same_v<T, UserAdd> ||
                              std::is_same_v<T, UserSetEnabled> ||
-                             std::is_same_v<T, UserSetPassword>) {
+                             std::is_same_v<T, UserSetPassword> ||
+                             std::is_same_v<T, ApiKeyAdd> ||
+                             std::is_same_v<T, ApiKeyRevoke>) {
           return x == y;
         } else {
           return x.submitter == y.submitter && x.canonical == y.canonical &&
@@ -151,7 +163,7 @@ TEST(ReferencePayload, WrongVersionIsAnError) {
 
 TEST(ReferencePayload, UnknownKindIsAnError) {
   std::string bytes = EncodeReferencePayload(AttesterKeyRevoke{"k"});
-  for (int k : {0, 9, 255}) {
+  for (int k : {0, 11, 255}) {
     bytes[1] = static_cast<char>(k);
     Result<ReferenceMessage> d = DecodeReferencePayload(bytes);
     ASSERT_FALSE(d.has_value());

@@ -20,7 +20,7 @@ namespace {
 using F = RegistryField;
 
 // A state with one of everything: two providers, a rating, a key, an
-// attestation and a user, so that the walk reaches every field.
+// attestation and a user with an API key, so that the walk reaches every field.
 RegistryState Populated() {
   ReferenceConfig c;
   c.grades = DesignGrades();
@@ -44,9 +44,11 @@ RegistryState Populated() {
   a.provider = 1;
   s.attestations.push_back(a);
   s.providers[1].rows[0] = EligibilityRow{Eligibility::kEligible, 3, 1'500};
-  s.users["trader-a"] = ReferenceUser{"trader-a", "FIRM-A", 1,     4,
-                                      "TRADER_A", "pbkdf2-sha256$1$00$00",
-                                      true};
+  s.users["trader-a"] = ReferenceUser{
+      "trader-a", "FIRM-A", 1, 4, "TRADER_A", "pbkdf2-sha256$1$00$00",
+      true,       {}};
+  s.users["trader-a"].api_keys = {ReferenceApiKey{"trader-a-1", kApiKeyEd25519,
+                                                  std::string(32, 'p'), false}};
   return s;
 }
 
@@ -160,7 +162,8 @@ std::vector<Change> Changes() {
        }},
       {F::kUserFirm,
        [](RegistryState& s) { s.users.begin()->second.firm += "X"; }},
-      {F::kUserRole, [](RegistryState& s) { s.users.begin()->second.role = 2; }},
+      {F::kUserRole,
+       [](RegistryState& s) { s.users.begin()->second.role = 2; }},
       {F::kUserAccount,
        [](RegistryState& s) { s.users.begin()->second.account = 7; }},
       {F::kUserFixCompId,
@@ -171,6 +174,25 @@ std::vector<Change> Changes() {
        [](RegistryState& s) { s.users.begin()->second.password_hash += "0"; }},
       {F::kUserEnabled,
        [](RegistryState& s) { s.users.begin()->second.enabled = false; }},
+      {F::kUserKeyCount,
+       [](RegistryState& s) {
+         s.users.begin()->second.api_keys.push_back(
+             ReferenceApiKey{"trader-a-2", kApiKeyHmacSha256, "", false});
+       }},
+      {F::kUserKeyId,
+       [](RegistryState& s) { s.users.begin()->second.api_keys[0].id += "X"; }},
+      {F::kUserKeyKind,
+       [](RegistryState& s) {
+         s.users.begin()->second.api_keys[0].kind = kApiKeyHmacSha256;
+       }},
+      {F::kUserKeyPublicKey,
+       [](RegistryState& s) {
+         s.users.begin()->second.api_keys[0].public_key[0] = 'q';
+       }},
+      {F::kUserKeyRevoked,
+       [](RegistryState& s) {
+         s.users.begin()->second.api_keys[0].revoked = true;
+       }},
       {F::kRowStatus,
        [](RegistryState& s) {
          s.providers[1].rows[0].status = Eligibility::kNoRating;

@@ -1040,7 +1040,7 @@ TEST_F(RegistryScriptTest, LoadSurvivesRandomBytes) {
 
 TEST_F(RegistryTest, LoadRejectsAnotherVersion) {
   std::string snap = SaveOf(reg_);
-  snap[0] = 3;
+  snap[0] = 4;  // the next format, not written yet
   std::string_view in = snap;
   const Status st = reg_.Load(&in);
   EXPECT_EQ(st.code(), StatusCode::kDataLoss);
@@ -1100,20 +1100,49 @@ TEST_F(RegistryTest, SaveLoadRoundTripKeepsHashAndBytes) {
 namespace cfx::exchange {
 namespace {
 
+// `snap` as an older format `version` wrote it: the last 4 bytes (a count
+// of 0 the older format has not) cut off, the version and body length
+// rewritten.
+std::string OlderFormat(std::string snap, uint8_t version) {
+  snap.resize(snap.size() - 4);
+  snap[0] = static_cast<char>(version);
+  uint32_t length = 0;  // the body's, little-endian
+  for (int i = 0; i < 4; ++i) {
+    length |= static_cast<uint32_t>(static_cast<uint8_t>(snap[4 + i]))
+              << (8 * i);
+  }
+  length -= 4;
+  for (int i = 0; i < 4; ++i) {
+    snap[4 + i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  }
+  return snap;
+}
+
 // The users (registry_users.cc): seeded from the config, changed only by
 // valid commands, kept by a snapshot.
 class RegistryUsersTest : public ::testing::Test {
  protected:
   static ReferenceConfig WithUsers() {
     ReferenceConfig c = DefaultConfig();
-    c.users = {ReferenceUser{"trader-a", "FIRM-A", 1, 4, "TRADER_A",
-                             "pbkdf2-sha256$1$00$00", true}};
+    c.users = {ReferenceUser{"trader-a",
+                             "FIRM-A",
+                             1,
+                             4,
+                             "TRADER_A",
+                             "pbkdf2-sha256$1$00$00",
+                             true,
+                             {}}};
     return c;
   }
   static UserAdd Add(std::string name, std::string comp_id) {
-    return UserAdd{ReferenceUser{std::move(name), "FIRM-A", 1, 4,
-                                 std::move(comp_id), "pbkdf2-sha256$1$00$01",
-                                 true}};
+    return UserAdd{ReferenceUser{std::move(name),
+                                 "FIRM-A",
+                                 1,
+                                 4,
+                                 std::move(comp_id),
+                                 "pbkdf2-sha256$1$00$01",
+                                 true,
+                                 {}}};
   }
   RejectCode Apply(const ReferenceMessage& m) {
     return reg_.Apply(EncodeReferencePayload(m), kT0, nullptr);
@@ -1162,18 +1191,8 @@ TEST_F(RegistryUsersTest, BadCommandsAreRejectedAndChangeNothing) {
 // config's.
 TEST_F(RegistryUsersTest, AFormatOneSnapshotLoadsWithTheConfigsUsers) {
   Registry empty(DefaultConfig());
-  std::string snap = SaveOf(empty);
-  snap.resize(snap.size() - 4);  // the user count (0) at the end
-  snap[0] = 1;
-  uint32_t length = 0;  // the body's, little-endian
-  for (int i = 0; i < 4; ++i) {
-    length |= static_cast<uint32_t>(static_cast<uint8_t>(snap[4 + i]))
-              << (8 * i);
-  }
-  length -= 4;
-  for (int i = 0; i < 4; ++i) {
-    snap[4 + i] = static_cast<char>((length >> (8 * i)) & 0xff);
-  }
+  // Without the user count (0) at the end.
+  const std::string snap = OlderFormat(SaveOf(empty), 1);
   std::string_view in = snap;
   const Status st = reg_.Load(&in);
   ASSERT_TRUE(st.ok()) << st.ToString();
@@ -1188,7 +1207,8 @@ TEST_F(RegistryUsersTest, ASnapshotKeepsTheUsersOverTheConfigs) {
   // Loaded into a registry whose config has other users: the snapshot's
   // users replace them.
   ReferenceConfig other = WithUsers();
-  other.users.push_back(ReferenceUser{"trader-y", "FIRM-A", 1, 4, "", "", true});
+  other.users.push_back(
+      ReferenceUser{"trader-y", "FIRM-A", 1, 4, "", "", true, {}});
   Registry loaded(other);
   std::string_view in = snap;
   ASSERT_TRUE(loaded.Load(&in).ok());
@@ -1196,6 +1216,148 @@ TEST_F(RegistryUsersTest, ASnapshotKeepsTheUsersOverTheConfigs) {
   EXPECT_EQ(loaded.user("trader-y"), nullptr);
   ASSERT_NE(loaded.user("trader-z"), nullptr);
   EXPECT_FALSE(loaded.user("trader-a")->enabled);
+}
+
+}  // namespace
+}  // namespace cfx::exchange
+
+namespace cfx::exchange {
+namespace {
+
+// The users' API keys (registry_users.cc): seeded from the config's
+// api_keys, added (ed25519 only) and revoked only by valid commands, kept
+// by a snapshot.
+class RegistryApiKeysTest : public ::testing::Test {
+ protected:
+  // trader-a logs on by FIX password too; api-only has only its key.
+  static ReferenceConfig WithKeys() {
+    ReferenceConfig c = DefaultConfig();
+    ReferenceUser a{"trader-a", "FIRM-A",   1,
+                    4,          "TRADER_A", "pbkdf2-sha256$1$00$00",
+                    true,       {}};
+    a.api_keys = {ReferenceApiKey{"a-hmac", kApiKeyHmacSha256, "", false}};
+    ReferenceUser b{"api-only", "FIRM-A", 1, 4, "", "", true, {}};
+    b.api_keys = {Key("b-1")};
+    c.users = {a, b};
+    return c;
+  }
+  static ReferenceApiKey Key(std::string id) {
+    return ReferenceApiKey{std::move(id), kApiKeyEd25519, std::string(32, 'k'),
+                           false};
+  }
+  RejectCode Apply(const ReferenceMessage& m) {
+    return reg_.Apply(EncodeReferencePayload(m), kT0, nullptr);
+  }
+  const std::vector<ReferenceApiKey>& KeysOf(const std::string& name) {
+    return reg_.user(name)->api_keys;
+  }
+
+  Registry reg_{WithKeys()};
+};
+
+TEST_F(RegistryApiKeysTest, TheConfigSeedsTheApiKeys) {
+  ASSERT_EQ(KeysOf("trader-a").size(), 1u);
+  EXPECT_EQ(KeysOf("trader-a")[0].kind, kApiKeyHmacSha256);
+  ASSERT_EQ(KeysOf("api-only").size(), 1u);
+  EXPECT_EQ(reg_.user_of_api_key("b-1"), reg_.user("api-only"));
+  EXPECT_EQ(reg_.user_of_api_key("nope"), nullptr);
+}
+
+TEST_F(RegistryApiKeysTest, AUserRotatesItsOnlyKeyByAddingThenRevoking) {
+  ASSERT_EQ(Apply(ApiKeyAdd{"api-only", Key("b-2")}), RejectCode::kNone);
+  ASSERT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kNone);
+  ASSERT_EQ(KeysOf("api-only").size(), 2u);
+  EXPECT_TRUE(KeysOf("api-only")[0].revoked);
+  EXPECT_EQ(KeysOf("api-only")[1].id, "b-2");
+  EXPECT_FALSE(KeysOf("api-only")[1].revoked);
+  // A revoked key's owner is still known: its id is never used again.
+  EXPECT_EQ(reg_.user_of_api_key("b-1"), reg_.user("api-only"));
+}
+
+TEST_F(RegistryApiKeysTest, AUserWithAFixPasswordMayRevokeItsLastKey) {
+  EXPECT_EQ(Apply(ApiKeyRevoke{"trader-a", "a-hmac"}), RejectCode::kNone);
+  EXPECT_TRUE(KeysOf("trader-a")[0].revoked);
+}
+
+TEST_F(RegistryApiKeysTest, BadApiKeyCommandsAreRejectedAndChangeNothing) {
+  const uint64_t hash = reg_.Hash();
+  EXPECT_EQ(Apply(ApiKeyAdd{"nobody", Key("z-1")}), RejectCode::kUnknownUser);
+  // Ids are unique over all users, revoked keys included.
+  EXPECT_EQ(Apply(ApiKeyAdd{"api-only", Key("b-1")}),
+            RejectCode::kDuplicateApiKey);
+  EXPECT_EQ(Apply(ApiKeyAdd{"api-only", Key("a-hmac")}),
+            RejectCode::kDuplicateApiKey);
+  ReferenceApiKey short_key = Key("b-2");
+  short_key.public_key.pop_back();
+  EXPECT_EQ(Apply(ApiKeyAdd{"api-only", short_key}),
+            RejectCode::kInvalidApiKey);
+  // An HMAC key would journal its secret: only ed25519 keys are added.
+  EXPECT_EQ(
+      Apply(ApiKeyAdd{"api-only",
+                      ReferenceApiKey{"b-2", kApiKeyHmacSha256, "", false}}),
+      RejectCode::kInvalidApiKey);
+  EXPECT_EQ(Apply(ApiKeyAdd{"api-only", Key("has space")}),
+            RejectCode::kInvalidApiKey);
+  EXPECT_EQ(Apply(ApiKeyRevoke{"nobody", "b-1"}), RejectCode::kUnknownUser);
+  EXPECT_EQ(Apply(ApiKeyRevoke{"api-only", "nope"}),
+            RejectCode::kUnknownApiKey);
+  // Another user's key is unknown for this one.
+  EXPECT_EQ(Apply(ApiKeyRevoke{"api-only", "a-hmac"}),
+            RejectCode::kUnknownApiKey);
+  // api-only has no other way to log on.
+  EXPECT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kLastApiKey);
+  EXPECT_EQ(reg_.Hash(), hash);
+}
+
+TEST_F(RegistryApiKeysTest, ARevokedKeyCannotBeRevokedAgain) {
+  ASSERT_EQ(Apply(ApiKeyAdd{"api-only", Key("b-2")}), RejectCode::kNone);
+  ASSERT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kNone);
+  EXPECT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kUnknownApiKey);
+}
+
+TEST_F(RegistryApiKeysTest, ASnapshotKeepsTheApiKeysOverTheConfigs) {
+  ASSERT_EQ(Apply(ApiKeyAdd{"api-only", Key("b-2")}), RejectCode::kNone);
+  ASSERT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kNone);
+  const std::string snap = SaveOf(reg_);
+  // Loaded into a registry whose config has other keys: the snapshot's
+  // keys replace them.
+  ReferenceConfig other = WithKeys();
+  other.users[1].api_keys.push_back(Key("b-9"));
+  Registry loaded(other);
+  std::string_view in = snap;
+  const Status st = loaded.Load(&in);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(loaded.Hash(), reg_.Hash());
+  EXPECT_EQ(loaded.user("api-only")->api_keys, KeysOf("api-only"));
+  EXPECT_EQ(loaded.user_of_api_key("b-9"), nullptr);
+}
+
+// Format 2, written before the API keys: it loads, and each user's keys
+// are the config's.
+TEST_F(RegistryApiKeysTest, AFormatTwoSnapshotLoadsWithTheConfigsApiKeys) {
+  ReferenceConfig keyless = DefaultConfig();
+  keyless.users = {
+      ReferenceUser{"api-only", "FIRM-A", 1, 4, "", "", false, {}}};
+  // Without the key count (0) of its one user at the end.
+  const std::string snap = OlderFormat(SaveOf(Registry(keyless)), 2);
+  std::string_view in = snap;
+  const Status st = reg_.Load(&in);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(in.empty());
+  ASSERT_NE(reg_.user("api-only"), nullptr);
+  EXPECT_FALSE(reg_.user("api-only")->enabled);  // the snapshot's
+  ASSERT_EQ(KeysOf("api-only").size(), 1u);      // the config's
+  EXPECT_EQ(KeysOf("api-only")[0].id, "b-1");
+  EXPECT_EQ(reg_.user("trader-a"), nullptr);
+}
+
+TEST_F(RegistryApiKeysTest, ASnapshotWithAKeyIdTwiceIsDataLoss) {
+  ReferenceConfig twice = WithKeys();
+  twice.users[0].api_keys.push_back(Key("b-1"));
+  const std::string snap = SaveOf(Registry(twice));
+  std::string_view in = snap;
+  const Status st = reg_.Load(&in);
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss) << st.ToString();
 }
 
 }  // namespace

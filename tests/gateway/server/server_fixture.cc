@@ -73,6 +73,51 @@ Status TestServer::Stop() {
 
 // ---------------------------------------------------------------- logon
 
+Result<w::ReferenceAck> Ask(client::Client& c, const w::Envelope& request,
+                            uint64_t request_id) {
+  if (Status st = c.Send(request); !st.ok()) return st;
+  Result<w::Envelope> m = c.ReceiveUntil(
+      [request_id](const w::Envelope& e) {
+        return e.has_reference_ack() &&
+               e.reference_ack().request_id() == request_id;
+      },
+      kWait);
+  if (!m.has_value()) return m.error();
+  return m.value().reference_ack();
+}
+
+Result<w::Envelope> AskAnswer(
+    client::Client& c, const w::Envelope& request, uint64_t request_id,
+    const std::function<bool(const w::Envelope&)>& is_answer) {
+  if (Status st = c.Send(request); !st.ok()) return st;
+  Result<w::Envelope> m = c.ReceiveUntil(
+      [&](const w::Envelope& x) {
+        return is_answer(x) || (x.has_reference_ack() &&
+                                x.reference_ack().request_id() == request_id);
+      },
+      kWait);
+  if (!m.has_value()) return m.error();
+  if (m.value().has_reference_ack() &&
+      m.value().reference_ack().request_id() == request_id) {
+    return FailedPreconditionError(m.value().reference_ack().text());
+  }
+  return m;
+}
+
+w::Envelope AddTrader(const std::string& name, const std::string& comp_id,
+                      uint64_t id) {
+  w::Envelope e;
+  w::UserAdd* m = e.mutable_user_add();
+  m->set_request_id(id);
+  m->set_name(name);
+  m->set_firm("FIRM-A");
+  m->set_role(w::ROLE_TRADER);
+  m->set_account("FIRM-A");
+  m->set_fix_sender_comp_id(comp_id);
+  m->set_password("new-trader-password");
+  return e;
+}
+
 client::LogonParams DemoLogon(std::string_view user) {
   client::LogonParams p;
   p.api_key = std::string(user);

@@ -79,6 +79,23 @@ class TestServer {
   bool running_ = false;
 };
 
+// The ReferenceAck of `request` (sent on `c`), whose request id is
+// `request_id`.
+Result<w::ReferenceAck> Ask(client::Client& c, const w::Envelope& request,
+                            uint64_t request_id);
+
+// Sends `request` and returns its answer, the first message for which
+// `is_answer` holds; a ReferenceAck of `request_id` (a refusal) comes back
+// as a kFailedPrecondition error with the ack's text.
+Result<w::Envelope> AskAnswer(
+    client::Client& c, const w::Envelope& request, uint64_t request_id,
+    const std::function<bool(const w::Envelope&)>& is_answer);
+
+// A UserAdd of trader `name` of FIRM-A on account FIRM-A, password
+// "new-trader-password"; FIX SenderCompID `comp_id` (empty: no FIX access).
+w::Envelope AddTrader(const std::string& name, const std::string& comp_id,
+                      uint64_t id);
+
 // Logon parameters of a demo user: API key = user name, signed with its
 // published Ed25519 key (DemoPrivateKey). Heartbeat: the server default.
 client::LogonParams DemoLogon(std::string_view user);

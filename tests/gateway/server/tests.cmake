@@ -4,8 +4,10 @@
 # every port with idle connections; tls_test.cc runs every listener over TLS. server_fixture.cc
 # holds the helpers the gateway/pb tests share. spot_listing_test.cc also
 # drives a FIX client (tests/gateway/fix/fix_test_client.h), as does
-# user_admin_test.cc (the admin's user commands).
+# user_admin_test.cc (the admin's user commands); api_key_admin_test.cc runs
+# the API key commands.
 list(APPEND GATEWAY_TEST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/api_key_admin_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/connection_slots_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/event_consumers_test.cc

@@ -23,20 +23,6 @@ using fix_test::FixTestClient;
 
 constexpr std::chrono::milliseconds kFixWait{5'000};
 
-// The ReferenceAck of `request` (sent on `c`).
-Result<w::ReferenceAck> Ask(client::Client& c, const w::Envelope& request,
-                            uint64_t request_id) {
-  if (Status st = c.Send(request); !st.ok()) return st;
-  Result<w::Envelope> m = c.ReceiveUntil(
-      [request_id](const w::Envelope& e) {
-        return e.has_reference_ack() &&
-               e.reference_ack().request_id() == request_id;
-      },
-      kWait);
-  if (!m.has_value()) return m.error();
-  return m.value().reference_ack();
-}
-
 Result<w::ReferenceAck> SetEnabled(client::Client& c, const std::string& name,
                                    bool enabled, uint64_t id) {
   w::Envelope e;
@@ -57,35 +43,14 @@ Result<w::ReferenceAck> SetPassword(client::Client& c, const std::string& name,
   return Ask(c, e, id);
 }
 
-w::Envelope AddTrader(const std::string& name, const std::string& comp_id,
-                      uint64_t id) {
-  w::Envelope e;
-  w::UserAdd* m = e.mutable_user_add();
-  m->set_request_id(id);
-  m->set_name(name);
-  m->set_firm("FIRM-A");
-  m->set_role(w::ROLE_TRADER);
-  m->set_account("FIRM-A");
-  m->set_fix_sender_comp_id(comp_id);
-  m->set_password("new-trader-password");
-  return e;
-}
-
 // The user list as the admin's session `c` reads it.
 Result<w::UserList> Users(client::Client& c, uint64_t id) {
   w::Envelope e;
   e.mutable_user_list_request()->set_request_id(id);
-  if (Status st = c.Send(e); !st.ok()) return st;
-  Result<w::Envelope> m = c.ReceiveUntil(
-      [id](const w::Envelope& x) {
-        return (x.has_user_list() && x.user_list().request_id() == id) ||
-               (x.has_reference_ack() && x.reference_ack().request_id() == id);
-      },
-      kWait);
+  Result<w::Envelope> m = AskAnswer(c, e, id, [id](const w::Envelope& x) {
+    return x.has_user_list() && x.user_list().request_id() == id;
+  });
   if (!m.has_value()) return m.error();
-  if (m.value().has_reference_ack()) {
-    return FailedPreconditionError(m.value().reference_ack().text());
-  }
   return m.value().user_list();
 }
 

@@ -951,6 +951,55 @@ TEST_F(CliKeygenEndToEndTest, KeygenWritesAKeyPairThatLogsOnWithKey) {
       "cfx: logon rejected: AUTHENTICATION_FAILED: authentication failed");
 }
 
+// The key rotation docs/cli.md shows ("cfx admin key"): a new key pair, added
+// by trader-a itself, revokes the old key; the old key no longer logs on,
+// and another trader cannot touch trader-a's keys.
+TEST_F(CliEndToEndTest, ATraderRotatesItsOwnKeyWithAdminKey) {
+  cfx::testing::TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty()) << "mkdtemp failed";
+  const std::string prefix = tmp.Sub("trader-a-2");
+  ASSERT_EQ(Run({"keygen", "--out", prefix}).exit_code, 0);
+  const ToolResult added = RunAs(
+      "trader-a", {"admin", "key", "add", "--user", "trader-a", "--key-id",
+                   "trader-a-2", "--public-key-file", prefix + ".pub"});
+  EXPECT_EQ(added.exit_code, 0) << added;
+  EXPECT_EQ(
+      added.out.rfind("added API key trader-a-2 of user trader-a, seq ", 0), 0u)
+      << added;
+
+  std::vector<std::string> with_new = {
+      "--host",    "127.0.0.1",  "--port", std::to_string(port()),
+      "--api-key", "trader-a-2", "--key",  prefix + ".key"};
+  std::vector<std::string> revoke = with_new;
+  revoke.insert(revoke.end(), {"admin", "key", "revoke", "--user", "trader-a",
+                               "--key-id", "trader-a"});
+  const ToolResult revoked = Run(revoke);
+  EXPECT_EQ(revoked.exit_code, 0) << revoked;
+  EXPECT_EQ(
+      revoked.out.rfind("revoked API key trader-a of user trader-a, seq ", 0),
+      0u)
+      << revoked;
+  std::vector<std::string> list = with_new;
+  list.insert(list.end(), {"admin", "key", "list"});
+  const ToolResult listed = Run(list);
+  EXPECT_EQ(listed.exit_code, 0) << listed;
+  const std::vector<std::string> rows = Lines(listed.out);
+  ASSERT_EQ(rows.size(), 4u) << listed;
+  EXPECT_EQ(rows[0], "API keys of user trader-a:");
+  EXPECT_EQ(rows[2].rfind("trader-a ", 0), 0u) << listed;
+  EXPECT_NE(rows[2].find(" revoked "), std::string::npos) << listed;
+  EXPECT_EQ(rows[3].rfind("trader-a-2 ", 0), 0u) << listed;
+  EXPECT_NE(rows[3].find(" active "), std::string::npos) << listed;
+
+  ExpectOneErrorLine(
+      RunAs("trader-a", {"instruments"}), 3,
+      "cfx: logon rejected: AUTHENTICATION_FAILED: authentication failed");
+  ExpectOneErrorLine(
+      RunAs("trader-b", {"admin", "key", "revoke", "--user", "trader-a",
+                         "--key-id", "trader-a-2"}),
+      1, "cfx: key revoke rejected: UNKNOWN_USER: no user trader-a");
+}
+
 TEST_F(CliEndToEndTest, NoServerOnThePortExitsThree) {
   // A loopback port bound but not listening refuses connections, and stays
   // taken for the whole test.
