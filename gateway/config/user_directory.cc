@@ -73,6 +73,12 @@ bool UserDirectory::KeyActive(std::string_view name,
   return it != keys_.end() && it->second.user == name;
 }
 
+exchange::EngineConfig SeededEngineConfig(const ServerConfig& config) {
+  exchange::EngineConfig engine = config.engine;
+  engine.reference.users = SeedUsers(config.users);
+  return engine;
+}
+
 std::vector<exchange::ReferenceUser> SeedUsers(
     const std::vector<UserConfig>& users) {
   std::vector<exchange::ReferenceUser> out;

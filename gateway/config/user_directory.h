@@ -74,6 +74,12 @@ class UserDirectory {
 std::vector<exchange::ReferenceUser> SeedUsers(
     const std::vector<UserConfig>& users);
 
+// The engine config an exchange on `config` starts from: config.engine
+// with SeedUsers(config.users) as the registry's seed. The server opens its
+// journal with it, and `cfx journal verify` replays with it, so that a full
+// replay from seq 1 starts from the same users as the server did.
+exchange::EngineConfig SeededEngineConfig(const ServerConfig& config);
+
 // The UserConfig of journal user `r`: `seeded` (the config's entry, may be
 // null) with the journal's firm, role, account, FIX SenderCompID, password
 // hash and active API keys; an hmac-sha256 key takes its secret from

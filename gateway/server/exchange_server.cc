@@ -281,7 +281,7 @@ Status ExchangeServer::Impl::OpenPipeline() {
   }
   // The config's users seed a new exchange; after that the journal (the
   // recovered registry) is the truth, and the gateways serve its users.
-  config.engine.reference.users = SeedUsers(config.users);
+  config.engine = SeededEngineConfig(config);
   Log("opening " + options.data_dir);
   auto opened =
       exchange::Pipeline::Open(config.engine, po, *clock, options.progress);

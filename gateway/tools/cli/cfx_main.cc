@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gateway/config/server_config.h"
+#include "gateway/config/user_directory.h"
 #include "gateway/tools/cli/attest_commands.h"
 #include "gateway/tools/cli/keygen_command.h"
 #include "gateway/tools/cli/commands.h"
@@ -61,7 +62,8 @@ int main(int argc, char** argv) {
         auto config = path.empty() ? cfx::gateway::DefaultServerConfig()
                                    : cfx::gateway::LoadServerConfig(path);
         if (!config.has_value()) return config.error();
-        return std::move(config).value().engine;
+        // Seeded as cfx-exchanged seeds it (SeededEngineConfig).
+        return cfx::gateway::SeededEngineConfig(config.value());
       });
   CLI::App* attest = cli::AddAttestCommands(app, &exit_code);
   cli::AddKeygenCommand(app, &exit_code);

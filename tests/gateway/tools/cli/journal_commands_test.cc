@@ -14,10 +14,11 @@
 
 #include "exchange/clock.h"
 #include "exchange/core/engine.h"
-#include "exchange/default_market.h"
 #include "exchange/journal.h"
 #include "exchange/journal_record.h"
 #include "exchange/recovery.h"
+#include "gateway/config/server_config.h"
+#include "gateway/config/user_directory.h"
 #include "tests/support/run_tool.h"
 #include "tests/support/temp_dir.h"
 
@@ -49,13 +50,18 @@ class JournalToolTest : public ::testing::Test {
   }
 
   // Journals `cmds` (seqs and times stamped here, one second apart from
-  // 2026-12-01T00:00:00Z) through an engine on the default market, with a
+  // 2026-12-01T00:00:00Z) through an engine on the default config (its
+  // users seeded, as cfx-exchanged seeds them), with a
   // snapshot after seq `snapshot_at` (0 = none). Returns the final hash.
   uint64_t Write(std::vector<Command> cmds, uint64_t snapshot_at = 0) {
     auto j = Journal::Open(dir(), JournalOptions{});
     EXPECT_TRUE(j.has_value());
     if (!j.has_value()) return 0;
-    auto engine = Engine::Create(MakeDefaultMarket().engine);
+    // Seeded with the default config's users, as cfx-exchanged starts.
+    auto config = cfx::gateway::DefaultServerConfig();
+    EXPECT_TRUE(config.has_value());
+    if (!config.has_value()) return 0;
+    auto engine = Engine::Create(cfx::gateway::SeededEngineConfig(config.value()));
     EXPECT_TRUE(engine.has_value());
     if (!engine.has_value()) return 0;
     EXPECT_TRUE(SeedEngine(*j.value(), *engine.value()).ok());
