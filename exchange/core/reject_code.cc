@@ -92,6 +92,7 @@ constexpr NameEntry<RejectCode> kRejectCodeNames[] = {
     {RejectCode::kDuplicateApiKey, "DUPLICATE_API_KEY"},
     {RejectCode::kInvalidApiKey, "INVALID_API_KEY"},
     {RejectCode::kLastApiKey, "LAST_API_KEY"},
+    {RejectCode::kApiKeyLimit, "API_KEY_LIMIT"},
     {RejectCode::kSystemBusy, "SYSTEM_BUSY"},
     {RejectCode::kSequenceOutOfOrder, "SEQUENCE_OUT_OF_ORDER"},
     {RejectCode::kClientOrderIdLimit, "CLIENT_ORDER_ID_LIMIT"},

@@ -103,11 +103,13 @@ enum class RejectCode : uint16_t {
   // not have active (also: another user's key, as if unknown); a key id
   // already used by any user (ids are never reused); a key that is not an
   // Ed25519 public key of 32 bytes or whose id breaks the rules; revoking
-  // the last active key of a user who has no FIX password logon either.
+  // the last active key of a user who has no FIX password logon either;
+  // a user that has kMaxApiKeysPerUser keys already, revoked ones included.
   kUnknownApiKey = 5025,
   kDuplicateApiKey = 5026,
   kInvalidApiKey = 5027,
   kLastApiKey = 5028,
+  kApiKeyLimit = 5029,
 
   // 9xxx: system.
   kSystemBusy = 9001,

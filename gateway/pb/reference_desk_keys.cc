@@ -55,6 +55,11 @@ ReferenceDesk::Request ReferenceDesk::SubmitKeyCommand(
       return Refuse(
           request_id, w::REJECT_REASON_DUPLICATE_API_KEY,
           "API key id " + key_id + " is taken (an id is never used again)");
+    case RejectCode::kApiKeyLimit:
+      return Refuse(request_id, w::REJECT_REASON_API_KEY_LIMIT,
+                    "user " + user + " has " +
+                        std::to_string(exchange::kMaxApiKeysPerUser) +
+                        " API keys, revoked ones included: the most");
     case RejectCode::kLastApiKey:
       return Refuse(request_id, w::REJECT_REASON_LAST_API_KEY,
                     "API key " + key_id + " is the last way user " + user +

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -92,6 +93,9 @@ struct AttestationSubmit {
 // API key kinds; numbers equal cfx.config.v1.ApiKey.Kind.
 inline constexpr uint8_t kApiKeyEd25519 = 1;
 inline constexpr uint8_t kApiKeyHmacSha256 = 2;
+// Keys an ApiKeyAdd may bring a user to at most, revoked ones included
+// (API_KEY_LIMIT beyond).
+inline constexpr std::size_t kMaxApiKeysPerUser = 64;
 
 // A protobuf logon key of a user as the registry keeps it (docs/config.md,
 // "API keys"): the config's api_keys seed them, ApiKeyAdd (ed25519 only) and

@@ -122,6 +122,11 @@ RejectCode RegistryState::Check(const ApiKeyAdd& m, Timestamp) const {
     return RejectCode::kInvalidApiKey;
   }
   if (ApiKeyTaken(m.key.id)) return RejectCode::kDuplicateApiKey;
+  // Revoked ids stay (never reused), so the bound counts them: no login
+  // can grow the registry without end by adding and revoking keys.
+  if (users.find(m.user)->second.api_keys.size() >= kMaxApiKeysPerUser) {
+    return RejectCode::kApiKeyLimit;
+  }
   return RejectCode::kNone;
 }
 

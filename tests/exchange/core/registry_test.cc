@@ -1309,6 +1309,25 @@ TEST_F(RegistryApiKeysTest, BadApiKeyCommandsAreRejectedAndChangeNothing) {
   EXPECT_EQ(reg_.Hash(), hash);
 }
 
+// Adding and revoking keys cannot grow a user's list without end: revoked
+// keys count, as their ids are never used again.
+TEST_F(RegistryApiKeysTest, AUserHasAtMostTheKeyLimitRevokedOnesIncluded) {
+  std::size_t n = KeysOf("api-only").size();
+  for (int k = 0; n < kMaxApiKeysPerUser; ++k, ++n) {
+    ASSERT_EQ(Apply(ApiKeyAdd{"api-only", Key("r-" + std::to_string(k))}),
+              RejectCode::kNone);
+    ASSERT_EQ(Apply(ApiKeyRevoke{"api-only", "r-" + std::to_string(k)}),
+              RejectCode::kNone);
+  }
+  const uint64_t hash = reg_.Hash();
+  EXPECT_EQ(Apply(ApiKeyAdd{"api-only", Key("one-more")}),
+            RejectCode::kApiKeyLimit);
+  EXPECT_EQ(KeysOf("api-only").size(), kMaxApiKeysPerUser);
+  EXPECT_EQ(reg_.Hash(), hash);
+  // Another user is not limited by this one's keys.
+  EXPECT_EQ(Apply(ApiKeyAdd{"trader-a", Key("a-2")}), RejectCode::kNone);
+}
+
 TEST_F(RegistryApiKeysTest, ARevokedKeyCannotBeRevokedAgain) {
   ASSERT_EQ(Apply(ApiKeyAdd{"api-only", Key("b-2")}), RejectCode::kNone);
   ASSERT_EQ(Apply(ApiKeyRevoke{"api-only", "b-1"}), RejectCode::kNone);
