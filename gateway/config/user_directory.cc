@@ -56,15 +56,18 @@ const std::string& UserDirectory::PasswordHash(
 const UserConfig* UserDirectory::FindUserByApiKey(std::string_view key_id,
                                                   const ApiKey** key) const {
   auto it = keys_.find(key_id);
-  if (it == keys_.end() || config_ == nullptr) return nullptr;
-  const UserConfig* user = config_->FindUserByName(it->second.user);
-  if (user == nullptr) {
-    auto added = added_.find(it->second.user);
-    if (added == added_.end()) return nullptr;
-    user = &added->second;
-  }
+  if (it == keys_.end()) return nullptr;
+  const UserConfig* user = FindUserConfig(it->second.user);
+  if (user == nullptr) return nullptr;
   if (key != nullptr) *key = &it->second.key;
   return user;
+}
+
+const UserConfig* UserDirectory::FindUserConfig(std::string_view name) const {
+  if (config_ == nullptr) return nullptr;
+  if (const UserConfig* user = config_->FindUserByName(name)) return user;
+  auto added = added_.find(name);
+  return added == added_.end() ? nullptr : &added->second;
 }
 
 bool UserDirectory::KeyActive(std::string_view name,

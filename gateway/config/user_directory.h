@@ -51,6 +51,10 @@ class UserDirectory {
   // UserConfig of its own here, at a fixed address.
   const UserConfig* FindUserByApiKey(std::string_view key_id,
                                      const ApiKey** key) const;
+  // The UserConfig of user `name`: the config's entry, or for a user added
+  // at run time the directory's own, at a fixed address; nullptr for a
+  // name neither has.
+  const UserConfig* FindUserConfig(std::string_view name) const;
   // Whether `key_id` is an active API key of user `name`.
   bool KeyActive(std::string_view name, std::string_view key_id) const;
 

@@ -70,7 +70,8 @@ struct EngineOptions {
   // The exchange's CompID: SenderCompID of everything it sends.
   std::string sender_comp_id = "CFX";
   // One session per entry: the client's SenderCompID (our TargetCompID).
-  // A session is identified by its index in this vector.
+  // A session is identified by its index in this vector; sessions added
+  // later (Engine::AddSession) take the indexes after it.
   std::vector<std::string> sessions;
   // Directory of the sessions' message stores (sequence numbers and sent
   // messages, kept across restarts); created if missing.
@@ -192,6 +193,15 @@ class Engine {
   // the connection closes at the client's Logout or the logout timeout.
   // Later Logons of the session still go to Handler::CheckLogon.
   virtual void Logout(int session, const std::string& reason) = 0;
+
+  // Creates one more session, for client SenderCompID `client_comp_id`
+  // (a user added while the exchange runs), with its store: an existing
+  // store of that CompID (an earlier run's) is picked up as at start.
+  // Returns its index, the next one (EngineOptions::sessions.size() for
+  // the first); -1 and *error for an empty CompID, one with SOH, or one
+  // that already has a session.
+  virtual int AddSession(const std::string& client_comp_id,
+                         std::string* error) = 0;
 };
 
 // Reads one raw inbound FIX message as a session does before

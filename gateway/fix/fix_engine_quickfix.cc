@@ -175,10 +175,11 @@ bool QuickFixEngine::Init(std::string* error) {
       *error = "fix: session " + std::to_string(i) + " has an empty CompID";
       return false;
     }
-    if (!session_by_comp_id_.emplace(comp_id, static_cast<int>(i)).second) {
+    if (session_by_comp_id_.count(comp_id) != 0) {
       *error = "fix: duplicate session CompID \"" + comp_id + "\"";
       return false;
     }
+    session_by_comp_id_.emplace(comp_id, -1);  // the index once created
   }
   int start[3];
   int end[3];
@@ -216,44 +217,66 @@ bool QuickFixEngine::Init(std::string* error) {
     *error = std::string("fix: store: ") + e.what();
     return false;
   }
+  for (const std::string& comp_id : options_.sessions) {
+    if (!CreateSession(comp_id, error)) return false;
+  }
+  return true;
+}
+
+bool QuickFixEngine::CreateSession(const std::string& comp_id,
+                                   std::string* error) {
+  const int index = static_cast<int>(slots_.size());
+  // In slots_ before its Session exists: the constructor already calls
+  // back (onCreate).
+  slots_.emplace_back(new SessionSlot);
+  SessionSlot* slot = slots_.back().get();
+  slot->client_comp_id = comp_id;
+  slot->application.reset(new SessionApplication(this, index));
   // All day: from 00:00:00.000000001 to 00:00:00, so no time of day falls
   // outside it (the engine applies the configured window, ApplyWindow).
   const FIX::TimeRange window(FIX::UtcTimeOnly(0, 0, 0, 1, 9),
                               FIX::UtcTimeOnly(0, 0, 0));
-
-  for (std::size_t i = 0; i < options_.sessions.size(); ++i) {
-    // In slots_ before its Session exists: the constructor already calls
-    // back (onCreate).
-    slots_.emplace_back(new SessionSlot);
-    SessionSlot* slot = slots_.back().get();
-    slot->client_comp_id = options_.sessions[i];
-    slot->application.reset(new SessionApplication(this, static_cast<int>(i)));
-    try {
-      // HeartBtInt 0: an acceptor (the client's Logon sets the interval).
-      slot->session.reset(
-          new FIX::Session(*slot->application, stores_->factory(),
-                           FIX::SessionID(kBeginString, options_.sender_comp_id,
-                                          slot->client_comp_id),
-                           dictionaries_, window, 0, &log_factory_));
-    } catch (const std::exception& e) {
-      *error = "fix: session " + slot->client_comp_id + ": " + e.what();
-      return false;
-    }
-    FIX::Session& session = *slot->session;
-    session.setCheckCompId(true);
-    session.setCheckLatency(true);
-    session.setMaxLatency(120);
-    session.setMillisecondsInTimeStamp(true);
-    session.setPersistMessages(true);
-    session.setValidateLengthAndChecksum(true);
-    session.setResetOnLogon(false);
-    session.setResetOnLogout(false);
-    session.setResetOnDisconnect(false);
-    session.setRefreshOnLogon(false);
-    // A store from an earlier window starts the current one now.
-    ApplyWindow(*slot);
+  try {
+    // HeartBtInt 0: an acceptor (the client's Logon sets the interval).
+    slot->session.reset(new FIX::Session(
+        *slot->application, stores_->factory(),
+        FIX::SessionID(kBeginString, options_.sender_comp_id, comp_id),
+        dictionaries_, window, 0, &log_factory_));
+  } catch (const std::exception& e) {
+    slots_.pop_back();
+    *error = "fix: session " + comp_id + ": " + e.what();
+    return false;
   }
+  FIX::Session& session = *slot->session;
+  session.setCheckCompId(true);
+  session.setCheckLatency(true);
+  session.setMaxLatency(120);
+  session.setMillisecondsInTimeStamp(true);
+  session.setPersistMessages(true);
+  session.setValidateLengthAndChecksum(true);
+  session.setResetOnLogon(false);
+  session.setResetOnLogout(false);
+  session.setResetOnDisconnect(false);
+  session.setRefreshOnLogon(false);
+  session_by_comp_id_[comp_id] = index;
+  // A store from an earlier window starts the current one now.
+  ApplyWindow(*slot);
   return true;
+}
+
+int QuickFixEngine::AddSession(const std::string& client_comp_id,
+                               std::string* error) {
+  CallScope scope(this);
+  if (client_comp_id.empty() || HasSoh(client_comp_id)) {
+    *error = "fix: a session needs a CompID without SOH";
+    return -1;
+  }
+  if (session_by_comp_id_.count(client_comp_id) != 0) {
+    *error = "fix: duplicate session CompID \"" + client_comp_id + "\"";
+    return -1;
+  }
+  if (!CreateSession(client_comp_id, error)) return -1;
+  return static_cast<int>(slots_.size()) - 1;
 }
 
 bool QuickFixEngine::WindowOf(int64_t ns, int64_t* window) const {

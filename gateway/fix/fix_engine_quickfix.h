@@ -183,6 +183,8 @@ class QuickFixEngine : public Engine {
   bool HasHistory(int session) const override;
   void LogoutAll(const std::string& reason) override;
   void Logout(int session, const std::string& reason) override;
+  int AddSession(const std::string& client_comp_id,
+                 std::string* error) override;
   void Flush() override;
 
   // Callbacks from the QuickFIX side.
@@ -256,6 +258,9 @@ class QuickFixEngine : public Engine {
   // Resets `slot`'s session (Logout to a logged-on client, disconnect, new
   // store) when the window of its store's creation is not the current one.
   void ApplyWindow(SessionSlot& slot);
+  // Creates the session of `comp_id` (not yet in slots_) at the next
+  // index, with its store; false and *error if QuickFIX refuses it.
+  bool CreateSession(const std::string& comp_id, std::string* error);
   // True while the exchange clock is inside a window.
   bool InWindow() const {
     int64_t window = 0;

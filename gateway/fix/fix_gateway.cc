@@ -93,25 +93,8 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
   g->by_account_.resize(config.accounts.size() + 1);
   for (const UserConfig& u : config.users) {
     if (u.fix_sender_comp_id.empty()) continue;
-    auto s = std::make_unique<SessionState>();
-    s->index = static_cast<int>(g->sessions_.size());
-    s->user = &u;
-    s->comp_id = u.fix_sender_comp_id;
-    s->account = u.account;
-    if (u.role != Role::kTrader && u.role != Role::kProvider) {
-      s->trade_denied = "this user's role may not enter orders";
-    } else if (u.account.value == 0) {
-      s->trade_denied = "this user has no trading account";
-    }
-    if (const AccountInfo* a = config.account(u.account)) {
-      s->account_name = a->name;
-      g->by_account_[u.account.value].push_back(s->index);
-    }
-    if (u.role == Role::kClearingMember && !u.clearing_member.empty()) {
-      g->by_clearing_member_[u.clearing_member].push_back(s->index);
-    }
     options.sessions.push_back(u.fix_sender_comp_id);
-    g->sessions_.push_back(std::move(s));
+    g->AddSessionState(u);
   }
   std::string error;
   g->engine_ = Engine::Create(options, g.get(), &error);
@@ -141,6 +124,31 @@ Result<std::unique_ptr<FixGateway>> FixGateway::Create(
                          .count()) +
       "-";
   return g;
+}
+
+FixGateway::SessionState& FixGateway::AddSessionState(const UserConfig& u) {
+  auto s = std::make_unique<SessionState>();
+  s->index = static_cast<int>(sessions_.size());
+  s->user = &u;
+  s->comp_id = u.fix_sender_comp_id;
+  s->account = u.account;
+  if (u.role != Role::kTrader && u.role != Role::kProvider) {
+    s->trade_denied = "this user's role may not enter orders";
+  } else if (u.account.value == 0) {
+    s->trade_denied = "this user has no trading account";
+  }
+  if (const AccountInfo* a = config_.account(u.account)) {
+    s->account_name = a->name;
+    if (u.account.value >= by_account_.size()) {
+      by_account_.resize(std::size_t{u.account.value} + 1);
+    }
+    by_account_[u.account.value].push_back(s->index);
+  }
+  if (u.role == Role::kClearingMember && !u.clearing_member.empty()) {
+    by_clearing_member_[u.clearing_member].push_back(s->index);
+  }
+  sessions_.push_back(std::move(s));
+  return *sessions_.back();
 }
 
 Result<std::unique_ptr<Acceptor>> FixGateway::OpenAcceptor(

@@ -164,7 +164,9 @@ class FixGateway final : private Handler {
 
   // The admin changed `user` (an accepted user command): a disabled user's
   // logged-on session is logged out with Text(58) "user disabled by the
-  // admin"; its Logons are refused while it stays disabled.
+  // admin"; its Logons are refused while it stays disabled. A user added
+  // with a FIX SenderCompID that has no session yet gets one at once
+  // (deps.users must hold the user: its UserConfig lives there).
   void UserChanged(const exchange::ReferenceUser& user);
 
   uint64_t commands_submitted() const { return commands_submitted_; }
@@ -337,6 +339,13 @@ class FixGateway final : private Handler {
                            const std::string& text);
   // Writes the appended texts to the OS (not to the disk, as the session
   // stores: docs/fix.md).
+  // The gateway's state of the session of user `u` (which has a FIX
+  // SenderCompID and must outlive the gateway), at the next index: the
+  // engine's session of the same index is created alongside.
+  SessionState& AddSessionState(const UserConfig& u);
+  // UserChanged(): the session of a user added at run time, if it has a
+  // FIX SenderCompID and no session yet.
+  void AddUserSession(const exchange::ReferenceUser& user);
   void FlushClOrdIdFile();
   // Drops the texts of orders the order view no longer knows.
   void PruneClOrdIdTexts();

@@ -184,13 +184,34 @@ void FixGateway::LogonCheckDone(uint64_t conn, int session,
 }
 
 void FixGateway::UserChanged(const exchange::ReferenceUser& user) {
-  if (user.enabled) return;
+  if (user.enabled) {
+    AddUserSession(user);
+    return;
+  }
   for (const auto& s : sessions_) {
     if (s->user == nullptr || s->user->name != user.name) continue;
     if (!engine_->LoggedOn(s->index)) continue;
     Log("fix " + s->comp_id + ": logged out: " + kUserDisabledText);
     engine_->Logout(s->index, kUserDisabledText);
   }
+}
+
+void FixGateway::AddUserSession(const exchange::ReferenceUser& user) {
+  if (user.fix_sender_comp_id.empty() || deps_.users == nullptr) return;
+  for (const auto& s : sessions_) {
+    if (s->comp_id == user.fix_sender_comp_id) return;
+  }
+  const UserConfig* u = deps_.users->FindUserConfig(user.name);
+  if (u == nullptr) return;
+  std::string error;
+  const int index = engine_->AddSession(u->fix_sender_comp_id, &error);
+  if (index < 0) {
+    Log("fix " + u->fix_sender_comp_id + ": no session: " + error);
+    return;
+  }
+  SessionState& s = AddSessionState(*u);
+  s.active = engine_->HasHistory(s.index);
+  Log("fix " + s.comp_id + ": session added for user " + u->name);
 }
 
 }  // namespace cfx::gateway::fix

@@ -386,6 +386,40 @@ TEST_F(FixEngineTest, LogonIsAnswered) {
   ExpectNoSecretsLogged();
 }
 
+// A user added while the exchange runs: its session takes the next index,
+// logs on like the others, and an existing CompID, an empty one or one with
+// SOH gets no second session.
+TEST_F(FixEngineTest, ASessionAddedLaterTakesTheNextIndexAndLogsOn) {
+  std::string error;
+  EXPECT_EQ(engine_->AddSession("TRADER_A", &error), -1);
+  EXPECT_NE(error.find("duplicate"), std::string::npos) << error;
+  EXPECT_EQ(engine_->AddSession("", &error), -1);
+  EXPECT_EQ(engine_->AddSession(std::string("BAD\001ID"), &error), -1);
+  handler_.credentials[2] = {"trader-c", "secret-c"};
+  ASSERT_EQ(engine_->AddSession("TRADER_C", &error), 2) << error;
+  EXPECT_FALSE(engine_->LoggedOn(2));
+  EXPECT_FALSE(engine_->HasHistory(2));
+  Client client = NewClient(1, "TRADER_C");
+  client.Connect();
+  client.Logon("trader-c", "secret-c");
+  const std::vector<Wire> out = client.Take();
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].type(), "A");
+  EXPECT_EQ(out[0].Get(56), "TRADER_C");
+  EXPECT_EQ(out[0].Get(34), "1");
+  EXPECT_TRUE(engine_->LoggedOn(2));
+  EXPECT_EQ(handler_.logons, std::vector<int>{2});
+  EXPECT_TRUE(engine_->Send(2, ExecutionReport()));
+  const std::vector<Wire> report = client.Take();
+  ASSERT_EQ(report.size(), 1u);
+  EXPECT_EQ(report[0].type(), "8");
+  EXPECT_EQ(report[0].Get(34), "2");
+  EXPECT_TRUE(engine_->HasHistory(2));
+  // Its store is a file like the others', found again by the next start.
+  EXPECT_TRUE(std::filesystem::exists(StoreDir() +
+                                      "/FIX.4.4-CFX-TRADER_C.store"));
+}
+
 TEST_F(FixEngineTest, WrongPasswordGetsLogoutWithTextThenClose) {
   Client client = NewClient(1);
   client.Connect();

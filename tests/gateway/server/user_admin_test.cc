@@ -229,6 +229,46 @@ TEST_F(UserAdminTest, BadUserCommandsGetSpecificRejectsAndChangeNothing) {
   EXPECT_EQ(Find(list.value(), "trader-z"), nullptr);
 }
 
+TEST_F(UserAdminTest, AUserAddedAtRunTimeTradesOverFixAtOnce) {
+  auto ack = Ask(*admin_, AddTrader("trader-z", "TRADER_Z", 1), 1);
+  ASSERT_TRUE(ack.has_value()) << ack.error().ToString();
+  ASSERT_TRUE(ack.value().accepted()) << ack.value().text();
+  // No restart: the new SenderCompID has a session at once.
+  auto fix = StartFix(server_.fix_port(), fix_dir_.path() + "/z", "TRADER_Z",
+                      "trader-z", "new-trader-password");
+  ASSERT_NE(fix, nullptr);
+  ASSERT_TRUE(fix->WaitLoggedOn(kFixWait)) << fix->Describe();
+  ASSERT_TRUE(fix->Send("D", {{11, "z-1"},
+                              {55, kSymbol},
+                              {54, "1"},
+                              {38, "1"},
+                              {40, "2"},
+                              {44, "5.80"},
+                              {59, "1"},
+                              {60, fix_test::FixUtcNow()}}));
+  FixMessage report;
+  ASSERT_TRUE(fix->Await(
+      [](const FixMessage& m) { return m.type == "8" && m.Get(11) == "z-1"; },
+      kFixWait, &report))
+      << fix->Describe();
+  // Accepted, on the account the user was added with.
+  EXPECT_EQ(report.Get(150), "0") << report.ToString();
+  EXPECT_EQ(report.Get(1), "FIRM-A") << report.ToString();
+  // A wrong password is refused like any other user's.
+  auto wrong = StartFix(server_.fix_port(), fix_dir_.path() + "/z2",
+                        "TRADER_Z", "trader-z", "not-the-password");
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_FALSE(wrong->WaitLoggedOn(std::chrono::milliseconds(1'500)));
+  wrong->Stop();
+  // Disabling it logs its session out, as for a user of the config.
+  ack = SetEnabled(*admin_, "trader-z", false, 2);
+  ASSERT_TRUE(ack.has_value()) << ack.error().ToString();
+  EXPECT_TRUE(ack.value().accepted()) << ack.value().text();
+  EXPECT_TRUE(LoggedOutWith(*fix, "user disabled by the admin"))
+      << fix->Describe();
+  fix->Stop();
+}
+
 TEST_F(UserAdminTest, TheJournalReproducesTheUsersAfterARestart) {
   auto ack = Ask(*admin_, AddTrader("trader-z", "TRADER_Z", 1), 1);
   ASSERT_TRUE(ack.has_value()) << ack.error().ToString();
