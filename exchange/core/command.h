@@ -52,7 +52,10 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //                        (the new total order quantity, filled included)
 //   kMassCancel:         account, instrument (0 = all), client_order_id
 //                        (the request's, echoed in MassCancelDone)
-//   kSetInstrumentState: instrument, state
+//   kSetInstrumentState: instrument, state, client_order_id (the request's
+//                        token, echoed), target (kPreOpen only: the
+//                        pre-open's length in nanoseconds, at most
+//                        kMaxPreOpenNanos; 0 = until a kOpen command)
 //   kSetReferencePrice:  instrument, price
 //   kTimer:              (ts only)
 //   kEndOfSession:       instrument (0 = all)
@@ -118,6 +121,11 @@ struct Command {
   void set_settlement_date(int64_t date) {
     target = static_cast<uint64_t>(date);
   }
+  // kSetInstrumentState to kPreOpen: the pre-open's length in nanoseconds
+  // (target); the instrument opens by auction at ts + length (0: no
+  // scheduled open).
+  uint64_t pre_open_nanos() const { return target; }
+  void set_pre_open_nanos(uint64_t n) { target = n; }
   // kReportFailure: the trade reported (target).
   TradeId trade_id() const { return TradeId{target}; }
   void set_trade_id(TradeId id) { target = id.value; }
@@ -132,6 +140,9 @@ struct Command {
   int64_t payload_size() const { return quantity.lots; }
   void set_payload_size(int64_t n) { quantity = Quantity{n}; }
 };
+
+// The longest pre-open a kSetInstrumentState may set: one day.
+inline constexpr uint64_t kMaxPreOpenNanos = 24ull * 3600 * 1'000'000'000;
 
 static_assert(std::is_trivially_copyable_v<Command>);
 static_assert(sizeof(Command) <= kCacheLineSize);

@@ -41,6 +41,7 @@ void Apply::Run(const Command& cmd, EventSink& out) {
       cmd.ts.nanos >= s_.next_reference_change) {
     AdvanceReference();
   }
+  if (s_.next_open != 0 && cmd.ts.nanos >= s_.next_open) OpenDue();
   switch (cmd.type) {
     case CommandType::kNewOrder:
       NewOrder();
@@ -92,6 +93,7 @@ void Apply::Run(const Command& cmd, EventSink& out) {
       break;
   }
   EmitBookLevels();
+  if (s_.pre_open_books != 0) PublishIndicative();
 }
 
 // The new order's enumerated fields: side, order type, time in force, STP
@@ -138,7 +140,14 @@ void Apply::NewOrder() {
     return Reject(RejectCode::kInstrumentExpired);
   }
   if (b.state != InstrumentState::kOpen) {
-    return Reject(RejectCode::kInstrumentNotOpen);
+    if (b.state != InstrumentState::kPreOpen) {
+      return Reject(RejectCode::kInstrumentNotOpen);
+    }
+    // The call period takes only orders that can wait for the auction.
+    if (c.order_type != OrderType::kLimit || c.tif == TimeInForce::kIoc ||
+        c.tif == TimeInForce::kFok || (c.flags & kFlagPostOnly) != 0) {
+      return Reject(RejectCode::kNotAllowedInPreOpen);
+    }
   }
   if (c.quantity < b.config.min_quantity) {
     return Reject(RejectCode::kQuantityBelowMinimum);
@@ -226,7 +235,7 @@ void Apply::NewOrder() {
     CancelTaker(t, c.instrument, CancelReason::kFokNotFilled, t.leaves.lots);
     return;
   }
-  Match(b, t, c.instrument);
+  if (b.state == InstrumentState::kOpen) Match(b, t, c.instrument);
   Finish(b, t, c.instrument, c.order_type, c.tif);
 }
 
@@ -293,7 +302,8 @@ void Apply::Replace() {
   }
   Order& o = s_.orders[k];
   Book& b = s_.books[o.instrument.value];
-  if (b.state != InstrumentState::kOpen) {
+  if (b.state != InstrumentState::kOpen &&
+      b.state != InstrumentState::kPreOpen) {
     return Reject(RejectCode::kInstrumentNotOpen);
   }
   if (c.quantity < b.config.min_quantity) {
@@ -364,7 +374,7 @@ void Apply::Replace() {
   t.filled = o.filled;
   t.stp = o.stp;
   const InstrumentId inst = o.instrument;
-  Match(b, t, inst);
+  if (b.state == InstrumentState::kOpen) Match(b, t, inst);
   Finish(b, t, inst, OrderType::kLimit, o.tif);
 }
 
@@ -403,20 +413,34 @@ void Apply::SetState() {
           static_cast<uint8_t>(InstrumentState::kExpired)) {
     return Reject(RejectCode::kInvalidInstrumentState);
   }
+  const uint64_t length = c.pre_open_nanos();
+  if (length != 0 && (c.state != InstrumentState::kPreOpen ||
+                      length > kMaxPreOpenNanos)) {
+    return Reject(RejectCode::kInvalidPreOpenLength);
+  }
   if (b.state == InstrumentState::kExpired || c.state == b.state) {
     return Reject(RejectCode::kInvalidStateTransition);
   }
+  const InstrumentState before = b.state;
   b.state = c.state;
+  b.open_at = length != 0 ? c.ts.nanos + static_cast<int64_t>(length) : 0;
   Event& e = Base(EventType::kInstrumentStateChanged);
   e.instrument = c.instrument;
   e.state = c.state;
-  if (c.state != InstrumentState::kClosed &&
-      c.state != InstrumentState::kExpired) {
-    return;
+  e.client_order_id = c.client_order_id;
+  e.set_open_time(Timestamp{b.open_at});
+  if (c.state == InstrumentState::kPreOpen) b.indicative_due = true;
+  if (c.state == InstrumentState::kOpen &&
+      (before == InstrumentState::kPreOpen || Crossed(b))) {
+    OpenBook(b, c.instrument);
+  } else if (c.state == InstrumentState::kClosed ||
+             c.state == InstrumentState::kExpired) {
+    const bool all = c.state == InstrumentState::kExpired;
+    ExpireOrders(b,
+                 all ? CancelReason::kInstrumentExpired : CancelReason::kExpired,
+                 all);
   }
-  const bool all = c.state == InstrumentState::kExpired;
-  ExpireOrders(
-      b, all ? CancelReason::kInstrumentExpired : CancelReason::kExpired, all);
+  RefreshPreOpen(s_);
 }
 
 void Apply::EndOfSession() {
@@ -447,6 +471,7 @@ void Apply::SetReferencePrice() {
     return Reject(RejectCode::kInvalidReferencePrice);
   }
   SetReference(*bp, c.price);
+  if (bp->state == InstrumentState::kPreOpen) bp->indicative_due = true;
   Event& e = Base(EventType::kReferencePriceSet);
   e.instrument = c.instrument;
   e.price = c.price;
@@ -589,6 +614,7 @@ Result<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
   std::sort(s->margined_books.begin(), s->margined_books.end());
   s->margin = config.margin;
   s->touched.reset(new internal::Touched[total_levels + 1]);
+  internal::RefreshPreOpen(*s);
   return std::unique_ptr<Engine>(new Engine(std::move(s)));
 }
 

@@ -97,7 +97,8 @@ class Engine {
   // Net position of `account` in `instrument`, in lots (buys positive).
   int64_t position(AccountId account, InstrumentId instrument) const noexcept;
   InstrumentState state(InstrumentId instrument) const noexcept;
-  // Earliest time-driven change: a resting GTD order's expire time or a
+  // Earliest time-driven change: a resting GTD order's expire time, a
+  // scheduled open (pre-open) or a
   // change of eligibility (a rating or attestation expiring, a rating taking
   // effect); Timestamp{0} if none. The sequencer sends a Timer then.
   Timestamp next_expiry() const noexcept;

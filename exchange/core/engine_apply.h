@@ -130,6 +130,26 @@ class Apply : public OrderBook {
   void Collateral();
   void SettlementRerun();
 
+  // ---- pre-open and the opening auction (auction.cc) ----
+  // The opening price of a crossed book: the level index, the lots that
+  // trade there and what is left on each side (docs/matching.md, "Pre-open
+  // and the opening auction").
+  struct Uncross {
+    uint32_t level = 0;
+    int64_t lots = 0;
+    int64_t buy_surplus = 0;
+    int64_t sell_surplus = 0;
+  };
+  Uncross FindUncross(const Book& b) const;
+  // Trades the crossed part of `b` at level `level`; returns the lots.
+  int64_t UncrossAt(Book& b, InstrumentId inst, uint32_t level);
+  // Opens `b` (state kOpen already set): uncrosses, then InstrumentOpened.
+  void OpenBook(Book& b, InstrumentId inst);
+  // Opens the books whose scheduled open is due at the command's time.
+  void OpenDue();
+  // IndicativeOpen for every PRE_OPEN book marked indicative_due.
+  void PublishIndicative();
+
   // ---- eligibility (reference data) ----
   void AdvanceReference();
 

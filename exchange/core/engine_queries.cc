@@ -54,6 +54,7 @@ Timestamp Engine::next_expiry() const noexcept {
     const int64_t gtd = s_->orders[s_->heap[1]].expire_time.nanos;
     if (t == 0 || gtd < t) t = gtd;
   }
+  if (s_->next_open != 0 && (t == 0 || s_->next_open < t)) t = s_->next_open;
   return Timestamp{t};
 }
 

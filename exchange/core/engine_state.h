@@ -59,6 +59,11 @@ struct Book {
   // Spot: the delivery day (days since 1970-01-01) the slot was last listed
   // for; 0 for an instrument listed from the config.
   int64_t delivery_day = 0;
+  // PRE_OPEN with a scheduled open: its time (ns since 1970-01-01); else 0.
+  int64_t open_at = 0;
+  // Within one command: a PRE_OPEN book whose indicative opening is to be
+  // published after it (levels changed, reference set, pre-open entered).
+  bool indicative_due = false;
 
   PriceLadder& ladder(Side s) { return s == Side::kBuy ? *bids : *asks; }
   const PriceLadder& ladder(Side s) const {
@@ -162,6 +167,10 @@ struct EngineState {
   // limits.max_spot_trades, reserved at creation.
   std::vector<internal::SpotTrade> spot_trades;
   int64_t spot_failure_deadline_ns = 0;
+  // Books in PRE_OPEN, and the earliest scheduled open among them (0 =
+  // none): kept by RefreshPreOpen() after every change of state.
+  uint32_t pre_open_books = 0;
+  int64_t next_open = 0;
 
   // Current command.
   const Command* cmd = nullptr;
@@ -190,6 +199,24 @@ inline void SetReference(Book& b, Price ref) {
   const int64_t m = band(b.config.market_band_bps);
   b.buy_protect = Price{std::min(ref.units + m, b.config.max_price.units)};
   b.sell_protect = Price{std::max(ref.units - m, tick)};
+}
+
+// True when the best bid is at or above the best ask (only outside OPEN).
+inline bool Crossed(const Book& b) {
+  return b.best_bid != 0 && b.best_ask != 0 && b.best_bid >= b.best_ask;
+}
+
+// Recounts the PRE_OPEN books and the earliest scheduled open.
+inline void RefreshPreOpen(EngineState& s) {
+  s.pre_open_books = 0;
+  s.next_open = 0;
+  for (const Book& b : s.books) {
+    if (!b.listed || b.state != InstrumentState::kPreOpen) continue;
+    ++s.pre_open_books;
+    if (b.open_at != 0 && (s.next_open == 0 || b.open_at < s.next_open)) {
+      s.next_open = b.open_at;
+    }
+  }
 }
 
 // Calls fn(const Order&) for every resting order of `b`: bids from the best

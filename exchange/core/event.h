@@ -42,6 +42,8 @@ enum class EventType : uint8_t {
   kOrderRestated = 22,       // leaves reduced by self-trade decrement
   kBookLevel = 23,           // L2: new aggregate at (side, price); 0 = gone
   kEligibilityChanged = 24,  // a provider's standing for a grade changed
+  kIndicativeOpen = 25,      // pre-open: the price the book would open at
+  kInstrumentOpened = 26,    // the opening auction ran: continuous trading
 };
 
 // One engine output. Fixed size and trivially copyable. Fields per type:
@@ -70,7 +72,15 @@ enum class EventType : uint8_t {
 //                     (orders at the level)
 //   kMassCancelDone:  account, instrument (0 = all), count,
 //                     client_order_id (the mass cancel's)
-//   kInstrumentStateChanged: instrument, state
+//   kInstrumentStateChanged: instrument, state, client_order_id (the
+//                     command's), quantity (kPreOpen: the scheduled open,
+//                     nanoseconds since 1970-01-01; 0 = none)
+//   kIndicativeOpen:  instrument, price (0 = the book does not cross),
+//                     quantity (lots that would trade), side (the side with
+//                     lots left at that price; kNone = none), leaves (those
+//                     lots)
+//   kInstrumentOpened: instrument, state (kOpen), price (the opening price;
+//                     0 = nothing traded), quantity (lots traded)
 //   kReferencePriceSet: instrument, price
 //   kTimerDone:       count
 //   kSessionEnded:    instrument (0 = all), count
@@ -143,6 +153,10 @@ struct Event {
   void set_amount(Amount a) { quantity = Quantity{a.micros}; }
   Amount collateral() const { return Amount{leaves.lots}; }
   void set_collateral(Amount a) { leaves = Quantity{a.micros}; }
+  // kInstrumentStateChanged to kPreOpen: the time of the scheduled open
+  // (quantity; 0 = none).
+  Timestamp open_time() const { return Timestamp{quantity.lots}; }
+  void set_open_time(Timestamp t) { quantity = Quantity{t.nanos}; }
   // kTrade in a spot instrument: the seller's attested output tokens/s per
   // GPU for the grade, in thousandths (count; 0 = none).
   uint32_t seller_milli_tokens() const { return count; }

@@ -54,6 +54,7 @@ class OrderBook : public CommandContext {
       Book& b = s_.books[t.instrument];
       const Level& l = b.ladder(t.side).at(t.level);
       if (l.lots == l.old_lots && l.count == l.old_count) continue;
+      if (b.state == InstrumentState::kPreOpen) b.indicative_due = true;
       Event& e = Base(EventType::kBookLevel);
       e.instrument = InstrumentId{t.instrument};
       e.side = t.side;
@@ -249,33 +250,8 @@ class OrderBook : public CommandContext {
           o.filled.lots += q;
           t.leaves.lots -= q;
           t.filled.lots += q;
-          PositionRow& tr = Row(t.account, inst);
-          PositionRow& mr = Row(o.account, inst);
-          tr.position += IsBuy(t.side) ? q : -q;
-          mr.position += IsBuy(t.side) ? -q : q;
-          Event& e = Base(EventType::kTrade);
-          e.trade_id = TradeId{s_.next_trade_id++};
-          e.instrument = inst;
-          e.side = t.side;
-          e.price = level_price;
-          e.quantity = Quantity{q};
-          e.account = t.account;
-          e.order_id = t.id;
-          e.client_order_id = t.client_order_id;
-          e.leaves = t.leaves;
-          e.filled = t.filled;
-          e.counter_account = o.account;
-          e.counter_order_id = o.id;
-          e.counter_client_order_id = o.client_order_id;
-          e.counter_leaves = o.leaves;
-          e.counter_filled = o.filled;
-          if (b.delivery_day != 0) {
-            const AccountId seller = IsBuy(t.side) ? o.account : t.account;
-            e.set_seller_milli_tokens(
-                RowOf(seller, b.config.grade).milli_tokens);
-            RecordSpotTrade(b, e.trade_id, inst, t.account, o.account,
-                            IsBuy(t.side), level_price, q);
-          }
+          Trade(b, inst, level_price, q, t.side, t.account, t.id,
+                t.client_order_id, t.leaves, t.filled, o);
           if (o.leaves.lots == 0) {
             Unrest(b, k);
             FreeSlot(s_, k);
@@ -283,6 +259,43 @@ class OrderBook : public CommandContext {
         }
         k = next;
       }
+    }
+  }
+
+  // Books one fill of `q` lots at `price` whose quantities are already
+  // taken off both orders: the positions, the Trade event (aggressor on
+  // `side` with its leaves and filled after the fill; `o` the resting
+  // order) and, in a listed spot book, the spot trade.
+  [[gnu::always_inline]] void Trade(Book& b, InstrumentId inst, Price price,
+                                    int64_t q, Side side, AccountId account,
+                                    OrderId id, ClientOrderId client_order_id,
+                                    Quantity leaves, Quantity filled,
+                                    const Order& o) {
+    PositionRow& tr = Row(account, inst);
+    PositionRow& mr = Row(o.account, inst);
+    tr.position += IsBuy(side) ? q : -q;
+    mr.position += IsBuy(side) ? -q : q;
+    Event& e = Base(EventType::kTrade);
+    e.trade_id = TradeId{s_.next_trade_id++};
+    e.instrument = inst;
+    e.side = side;
+    e.price = price;
+    e.quantity = Quantity{q};
+    e.account = account;
+    e.order_id = id;
+    e.client_order_id = client_order_id;
+    e.leaves = leaves;
+    e.filled = filled;
+    e.counter_account = o.account;
+    e.counter_order_id = o.id;
+    e.counter_client_order_id = o.client_order_id;
+    e.counter_leaves = o.leaves;
+    e.counter_filled = o.filled;
+    if (b.delivery_day != 0) {
+      const AccountId seller = IsBuy(side) ? o.account : account;
+      e.set_seller_milli_tokens(RowOf(seller, b.config.grade).milli_tokens);
+      RecordSpotTrade(b, e.trade_id, inst, account, o.account, IsBuy(side),
+                      price, q);
     }
   }
 

@@ -64,6 +64,8 @@ constexpr NameEntry<RejectCode> kRejectCodeNames[] = {
     {RejectCode::kInvalidListing, "INVALID_LISTING"},
     {RejectCode::kInvalidFixingDay, "INVALID_FIXING_DAY"},
     {RejectCode::kAlreadySettled, "ALREADY_SETTLED"},
+    {RejectCode::kNotAllowedInPreOpen, "NOT_ALLOWED_IN_PRE_OPEN"},
+    {RejectCode::kInvalidPreOpenLength, "INVALID_PRE_OPEN_LENGTH"},
     {RejectCode::kMalformedReferenceData, "MALFORMED_REFERENCE_DATA"},
     {RejectCode::kUnknownOperator, "UNKNOWN_OPERATOR"},
     {RejectCode::kInvalidRating, "INVALID_RATING"},

@@ -70,6 +70,10 @@ enum class RejectCode : uint16_t {
   // A settlement booking for a date at or before the last date already
   // booked for the account: re-submitting a day's bookings changes nothing.
   kAlreadySettled = 4006,
+  // Market, IOC, FOK and post-only orders during a pre-open.
+  kNotAllowedInPreOpen = 4007,
+  // A pre-open length on another state, or above kMaxPreOpenNanos.
+  kInvalidPreOpenLength = 4009,
 
   // 5xxx: reference data (ratings, attester keys, attestations) and the spot
   // trade life cycle. docs/attestations.md.

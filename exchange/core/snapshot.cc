@@ -48,6 +48,9 @@ uint64_t Engine::StateHash() const noexcept {
     if (b.config.initial_state == InstrumentState::kNone) {
       h.Add(b.delivery_day);
     }
+    // A scheduled open counts once there is one, so states without one
+    // hash as they did before pre-opens had a length.
+    if (b.open_at != 0) h.Add(b.open_at);
     ForEachOrderInPriority(*s_, b, [&h](const Order& o) {
       VisitOrderFields(o, [&h](OrderField f, auto v) {
         // The hash leaves out the resolved STP mode, as the reference book
@@ -94,7 +97,10 @@ constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
 // 3: each instrument's delivery day; the reference-data registry at the end.
 // 4: each account's collateral and last settlement date, before the
 //    registry.
-constexpr uint16_t kSnapshotVersion = 5;
+// 5: (the oldest read) as 4, the reference-data registry as today.
+// 7: each instrument's scheduled open after its delivery day.
+constexpr uint16_t kSnapshotVersion = 7;
+constexpr uint16_t kOldestSnapshotVersion = 5;
 
 Status SnapshotError(const ByteReader& r, const std::string& what) {
   return DataLossError("snapshot: " + what + " at byte " +
@@ -134,6 +140,7 @@ std::string Engine::SaveSnapshot() const {
     w.Put(static_cast<uint8_t>(b.state));
     w.Put(b.reference.units);
     w.Put(b.delivery_day);
+    w.Put(b.open_at);
     uint32_t count = 0;
     ForEachOrderInPriority(*s_, b, [&](const Order&) { ++count; });
     w.Put(count);
@@ -179,7 +186,7 @@ namespace {
 
 // Reads the listed instruments and their resting orders, then registers the
 // orders in order id order.
-Status LoadBooks(EngineState& s, ByteReader& r) {
+Status LoadBooks(EngineState& s, ByteReader& r, uint16_t version) {
   internal::OrderBook book(s);
   std::vector<uint32_t> slots;
   const uint32_t books = r.Get<uint32_t>();
@@ -198,6 +205,7 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
     const auto state = r.Get<uint8_t>();
     const Price ref{r.Get<int64_t>()};
     const int64_t day = r.Get<int64_t>();
+    const int64_t open_at = version >= 7 ? r.Get<int64_t>() : 0;
     const bool slot = b.config.initial_state == InstrumentState::kNone;
     if ((state == 0 && !slot) ||
         state > static_cast<uint8_t>(InstrumentState::kExpired)) {
@@ -206,7 +214,12 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
     if (day < 0 || day > 2'932'896 || (day != 0 && !slot)) {
       return SnapshotError(r, "bad delivery day");
     }
+    if (open_at < 0 ||
+        (open_at != 0 && state != static_cast<uint8_t>(InstrumentState::kPreOpen))) {
+      return SnapshotError(r, "bad scheduled open");
+    }
     b.delivery_day = day;
+    b.open_at = open_at;
     if (ref.units <= 0 || ref > b.config.max_price) {
       return SnapshotError(r, "bad reference price");
     }
@@ -249,7 +262,8 @@ Status LoadBooks(EngineState& s, ByteReader& r) {
       book.RestoreRest(k);
       slots.push_back(k);
     }
-    if (b.best_bid != 0 && b.best_ask != 0 && b.best_bid >= b.best_ask) {
+    // Only a book that has not opened since its pre-open may be crossed.
+    if (b.state == InstrumentState::kOpen && internal::Crossed(b)) {
       return SnapshotError(r,
                            "crossed book in instrument " + std::to_string(id));
     }
@@ -362,8 +376,10 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
   }
   ByteReader r(bytes);
   if (r.Get<uint32_t>() != kSnapshotMagic) return SnapshotError(r, "bad magic");
-  if (const auto v = r.Get<uint16_t>(); v != kSnapshotVersion) {
-    return SnapshotError(r, "unsupported version " + std::to_string(v));
+  const auto version = r.Get<uint16_t>();
+  if (version < kOldestSnapshotVersion || version == 6 ||
+      version > kSnapshotVersion) {
+    return SnapshotError(r, "unsupported version " + std::to_string(version));
   }
   s.last_seq = Seq{r.Get<uint64_t>()};
   s.next_order_id = r.Get<uint64_t>();
@@ -382,7 +398,7 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
     return SnapshotError(r, "table key differs from the journal's seed");
   }
   s.client_order_ids.SetKey(key);
-  CFX_RETURN_IF_ERROR(LoadBooks(s, r));
+  CFX_RETURN_IF_ERROR(LoadBooks(s, r, version));
   CFX_RETURN_IF_ERROR(LoadTables(s, r));
   std::string_view rest = bytes.substr(r.position());
   if (Status st = s.registry->Load(&rest); !st.ok()) {
@@ -394,6 +410,7 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
                          " trailing bytes");
   }
   s.next_reference_change = s.registry->next_change().nanos;
+  internal::RefreshPreOpen(s);
   for (uint32_t a = 0; a < s.accounts.size(); ++a) {
     for (uint32_t g = 0; g < s.grades; ++g) {
       s.eligibility[static_cast<std::size_t>(a) * kMaxGrades + g] =

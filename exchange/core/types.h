@@ -114,7 +114,8 @@ enum class StpMode : uint8_t {
 
 enum class InstrumentState : uint8_t {
   kNone = 0,
-  kPreOpen = 1,  // listed; cancels accepted, new orders and replaces rejected
+  kPreOpen = 1,  // call period: limit orders rest, replaces and cancels
+                 // accepted, nothing matches; the open is an auction
   kOpen = 2,     // continuous trading
   kHalted = 3,   // cancels accepted, new orders and replaces rejected
   kClosed = 4,   // session over: DAY orders expired; cancels accepted

@@ -138,6 +138,7 @@ void FixGateway::OnEvent(const Event& e, BookLevelChange level) {
       });
       return EndSubscriptions(e.instrument);
     case EventType::kInstrumentStateChanged:
+    case EventType::kInstrumentOpened:
       return PublishSecurityStatus(e);
     case EventType::kSessionEnded:
       if (e.instrument.value == 0) OnDayEnded();

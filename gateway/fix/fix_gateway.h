@@ -42,6 +42,7 @@ struct ServerConfig;
 struct UserConfig;
 class InstrumentTable;
 class MarketDataStore;
+class StatusReasons;
 struct InstrumentInfo;
 enum class BookLevelChange : uint8_t;  // gateway/md/market_data.h
 class Metrics;
@@ -85,6 +86,9 @@ struct FixGatewayDeps {
   // The users as the journal has them (enabled, password hash); null: the
   // config's. Must outlive the gateway.
   const UserDirectory* users = nullptr;
+  // The halt reasons by command token, shared with the protobuf gateway
+  // (gateway/md/status_reasons.h); null: SecurityStatus carries none.
+  const StatusReasons* status_reasons = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;

@@ -15,6 +15,7 @@
 #include "gateway/fix/fix_gateway_state.h"
 #include "gateway/fix/fix_tags.h"
 #include "gateway/md/market_data.h"
+#include "gateway/md/status_reasons.h"
 #include "index/index_name.h"
 #include "index/index_service.h"
 #include "index/print_reading.h"
@@ -505,6 +506,17 @@ void FixGateway::PublishSecurityStatus(const Event& e) {
   if (!live_) return;
   const InstrumentInfo* info = instruments_.Get(e.instrument);
   if (info == nullptr) return;
+  // Text (58): the admin's reason for a halt or resume; after the opening
+  // auction, its price and lots.
+  std::string text;
+  if (e.type == EventType::kInstrumentOpened) {
+    text = e.quantity.lots == 0
+               ? std::string("opened: no auction trade")
+               : "opened: " + std::to_string(e.quantity.lots) + " lots at " +
+                     exchange::FormatPrice(e.price);
+  } else if (deps_.status_reasons != nullptr) {
+    text = std::string(deps_.status_reasons->Find(e.client_order_id.value));
+  }
   for (const auto& s : sessions_) {
     if (!s->logged_on) continue;
     for (const auto& sub : s->status) {
@@ -515,6 +527,7 @@ void FixGateway::PublishSecurityStatus(const Event& e) {
       f.Add(tag::kSymbol, info->symbol);
       f.Add(tag::kSecurityTradingStatus, TradingStatus(e.state));
       f.Add(tag::kTransactTime, FormatFixTime(e.ts));
+      if (!text.empty()) f.Add(tag::kText, text);
       Send(s->index, f);
     }
   }

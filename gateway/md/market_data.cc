@@ -102,9 +102,21 @@ BookLevelChange MarketDataStore::OnEvent(const exchange::Event& e) {
       book->next_trade = (book->next_trade + 1) % trades_kept_;
       return BookLevelChange::kNone;
     }
-    case EventType::kInstrumentStateChanged: {
+    case EventType::kInstrumentStateChanged:
+    case EventType::kInstrumentOpened: {
       Book* book = Find(e.instrument);
-      if (book != nullptr) book->state = e.state;
+      if (book == nullptr) return BookLevelChange::kNone;
+      book->state = e.state;
+      if (e.state != exchange::InstrumentState::kPreOpen) {
+        book->indicative = Indicative{};
+      }
+      return BookLevelChange::kNone;
+    }
+    case EventType::kIndicativeOpen: {
+      Book* book = Find(e.instrument);
+      if (book != nullptr) {
+        book->indicative = Indicative{e.price, e.quantity, e.side, e.leaves};
+      }
       return BookLevelChange::kNone;
     }
     case EventType::kReferencePriceSet: {
@@ -124,6 +136,7 @@ BookLevelChange MarketDataStore::OnEvent(const exchange::Event& e) {
       book->bids.clear();
       book->asks.clear();
       book->trades.clear();
+      book->indicative = Indicative{};
       book->next_trade = 0;
       return BookLevelChange::kNone;
     }
@@ -156,6 +169,11 @@ void MarketDataStore::RecentTrades(InstrumentId id, std::size_t max,
   for (std::size_t i = n - take; i < n; ++i) {
     out->push_back(book->trades[(oldest + i) % n]);
   }
+}
+
+MarketDataStore::Indicative MarketDataStore::indicative(InstrumentId id) const {
+  const Book* book = Find(id);
+  return book == nullptr ? Indicative{} : book->indicative;
 }
 
 exchange::InstrumentState MarketDataStore::state(InstrumentId id) const {

@@ -57,6 +57,7 @@ class MarketDataStore {
   MarketDataStore& operator=(const MarketDataStore&) = delete;
 
   // Applies one durable event: kBookLevel, kTrade, kInstrumentStateChanged,
+  // kInstrumentOpened, kIndicativeOpen (kept while PRE_OPEN),
   // kReferencePriceSet and kInstrumentListed (a spot slot's new listing:
   // its book, trades, last price and volume start afresh) change the store;
   // every other type only advances last_seq(). Returns what it did to a
@@ -76,6 +77,16 @@ class MarketDataStore {
 
   // kNone for an unknown instrument.
   exchange::InstrumentState state(exchange::InstrumentId id) const;
+  // The indicative opening of a PRE_OPEN instrument (docs/matching.md,
+  // "Pre-open and the opening auction"): the last kIndicativeOpen; all
+  // zero when not PRE_OPEN or none published yet.
+  struct Indicative {
+    exchange::Price price;        // 0 = the book does not cross
+    exchange::Quantity quantity;  // lots that would trade
+    exchange::Side surplus_side = exchange::Side::kNone;
+    exchange::Quantity surplus;
+  };
+  Indicative indicative(exchange::InstrumentId id) const;
   // 0 for an unknown instrument.
   exchange::Price reference_price(exchange::InstrumentId id) const;
   // Price of the last trade; 0 = no trade yet (or unknown instrument).
@@ -97,6 +108,7 @@ class MarketDataStore {
     exchange::Price reference_price;
     exchange::Price last_price;
     exchange::Quantity volume;
+    Indicative indicative;
     std::map<int64_t, Level, std::greater<>> bids;  // best (highest) first
     std::map<int64_t, Level> asks;                  // best (lowest) first
     std::vector<TradeRecord> trades;  // ring of up to trades_kept_ records

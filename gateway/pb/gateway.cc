@@ -60,16 +60,22 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       own_orders_(deps.orders != nullptr ? nullptr
                                          : std::make_unique<OrderView>()),
       orders_(deps.orders != nullptr ? *deps.orders : *own_orders_),
+      own_reasons_(deps.status_reasons != nullptr
+                       ? nullptr
+                       : std::make_unique<StatusReasons>()),
+      reasons_(deps.status_reasons != nullptr ? *deps.status_reasons
+                                              : *own_reasons_),
       outbox_(deps.metrics),
       resender_(deps.config->engine.limits.max_accounts,
                 deps.config->session.resend_max_messages, outbox_),
       adapter_(*deps.instruments),
       reports_(*deps.config, *deps.instruments, orders_, outbox_, resender_),
       market_data_(deps.config->instruments.size(), *deps.instruments, adapter_,
-                   *deps.market_data, outbox_),
+                   *deps.market_data, reasons_, outbox_),
       desk_(*deps.config, deps.payload_arena),
       index_desk_(deps.index),
       settlement_desk_(*deps.config, deps.settlement),
+      halt_desk_(*deps.instruments, *deps.market_data, reasons_),
       acceptor_(io,
                 AcceptorHandlers{[this] { return sessions_.size(); },
                                  [this](tcp::socket socket, uint64_t slot) {
@@ -415,6 +421,9 @@ bool Gateway::OnSessionMessage(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kSettlementRerunAck:
     case w::Envelope::kUserList:
     case w::Envelope::kApiKeyList:
+    case w::Envelope::kTradingHaltAck:
+    case w::Envelope::kInstrumentStatus:
+    case w::Envelope::kIndicativeOpen:
       outbox_.Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
                      BodyName(body), nullptr, "a server-to-client message");
       return true;
@@ -465,6 +474,9 @@ void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kApiKeyRevoke:
     case w::Envelope::kApiKeyListRequest:
       OnApiKeyRequest(s, in_);
+      break;
+    case w::Envelope::kTradingHaltRequest:
+      OnHaltRequest(s, in_.trading_halt_request());
       break;
     case w::Envelope::kIndexQuery:
     case w::Envelope::kIndexExplainRequest:
@@ -539,6 +551,7 @@ void Gateway::OnEvent(const exchange::Event& e) {
   if (own_orders_ != nullptr) own_orders_->OnEvent(e);
   OnReferenceEvent(e);
   OnClearingEvent(e);
+  OnHaltEvent(e);
   reports_.OnEvent(e);
   market_data_.OnEvent(e);
 }

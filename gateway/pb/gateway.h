@@ -18,7 +18,9 @@
 #include "exchange/spsc_ring.h"
 #include "gateway/asio.h"
 #include "gateway/config/user_directory.h"
+#include "gateway/md/status_reasons.h"
 #include "gateway/pb/execution_report_publisher.h"
+#include "gateway/pb/halt_desk.h"
 #include "gateway/pb/index_desk.h"
 #include "gateway/pb/logon_nonces.h"
 #include "gateway/pb/market_data_publisher.h"
@@ -99,6 +101,9 @@ struct GatewayDeps {
   // The clock of the logon back-off, steady ns. Default (empty): the steady
   // clock.
   std::function<int64_t()> logon_clock_ns{};
+  // The halt reasons by command token (gateway/md/status_reasons.h), shared
+  // with the FIX gateway's SecurityStatus. Null: the gateway keeps its own.
+  StatusReasons* status_reasons = nullptr;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -282,6 +287,10 @@ class Gateway {
                        void (Gateway::*handler)(Session&,
                                                 const wire::v1::Envelope&));
   void OnClearingEvent(const exchange::Event& e);
+  // The admin's TradingHaltRequest (halt_desk.h) and the acks of its
+  // commands.
+  void OnHaltRequest(Session& s, const wire::v1::TradingHaltRequest& m);
+  void OnHaltEvent(const exchange::Event& e);
   // A desk request's command onto the ring (true, counted as submitted), or
   // false when the ring is full.
   bool PushDeskCommand(const exchange::Command& c);
@@ -298,6 +307,10 @@ class Gateway {
   const OrderView& orders_;
   bool stopped_ = false;
 
+  // deps.status_reasons, or (without one) own_reasons_.
+  std::unique_ptr<StatusReasons> own_reasons_;
+  StatusReasons& reasons_;
+
   SessionMap sessions_;
   Outbox outbox_;
   Resender resender_;  // before reports_, which records into it
@@ -308,6 +321,7 @@ class Gateway {
   ReferenceDesk desk_;
   IndexDesk index_desk_;
   SettlementDesk settlement_desk_;
+  HaltDesk halt_desk_;
   uint64_t last_event_seq_ = 0;
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;
@@ -317,6 +331,7 @@ class Gateway {
   wire::v1::ReferenceAck reference_ack_;
   wire::v1::CollateralAck collateral_ack_;
   wire::v1::SettlementRerunAck rerun_ack_;
+  wire::v1::TradingHaltAck halt_ack_;
 
   // Cancel-on-disconnect commands the ring had no room for.
   std::vector<exchange::Command> pending_commands_;

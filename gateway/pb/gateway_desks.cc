@@ -220,6 +220,47 @@ void Gateway::OnClearingRequest(Session& s, const w::Envelope& m) {
   SendDeskAck(s, /*rejected=*/true);
 }
 
+void Gateway::OnHaltRequest(Session& s, const w::TradingHaltRequest& m) {
+  if (m.action() != w::HALT_ACTION_HALT &&
+      m.action() != w::HALT_ACTION_RESUME) {
+    outbox_.Reject(s, w::SESSION_REJECT_REASON_INVALID_ENUM,
+                   "trading_halt_request", "action", "action: HALT or RESUME");
+    return;
+  }
+  if (m.target_case() == w::TradingHaltRequest::TARGET_NOT_SET ||
+      (m.target_case() == w::TradingHaltRequest::kAll && !m.all())) {
+    outbox_.Reject(s, w::SESSION_REJECT_REASON_MISSING_FIELD,
+                   "trading_halt_request", "target",
+                   "one of symbol, root or all is required");
+    return;
+  }
+  HaltDesk::Plan plan = halt_desk_.Request(*s.user, m);
+  std::size_t pushed = 0;
+  while (pushed < plan.cmds.size() && PushDeskCommand(plan.cmds[pushed])) {
+    ++pushed;
+  }
+  if (halt_desk_.Submitted(plan, pushed, s.id)) return;
+  if (!plan.cmds.empty()) SetBusy(&plan.ack);
+  out_.Clear();
+  *out_.mutable_trading_halt_ack() = std::move(plan.ack);
+  SendDeskAck(s, /*rejected=*/false);
+}
+
+// The ack of a halt request goes to its session once every command is
+// durable; a session gone since then gets nothing (the states changed all
+// the same).
+void Gateway::OnHaltEvent(const exchange::Event& e) {
+  uint64_t session_id = 0;
+  if (!halt_desk_.OnEvent(e, &session_id, &halt_ack_)) return;
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end() || it->second->state != Session::State::kActive) {
+    return;
+  }
+  out_.Clear();
+  *out_.mutable_trading_halt_ack() = std::move(halt_ack_);
+  outbox_.Send(*it->second, out_);
+}
+
 bool Gateway::PushDeskCommand(const exchange::Command& c) {
   if (!deps_.ring->TryPush(c)) return false;
   ++commands_submitted_;

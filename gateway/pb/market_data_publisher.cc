@@ -5,6 +5,7 @@
 
 #include "gateway/config/instrument_table.h"
 #include "gateway/md/market_data.h"
+#include "gateway/md/status_reasons.h"
 #include "gateway/pb/order_entry_adapter.h"
 #include "gateway/pb/report_builder.h"
 #include "gateway/pb/session.h"
@@ -63,10 +64,12 @@ MarketDataPublisher::MarketDataPublisher(std::size_t instrument_count,
                                          const InstrumentTable& instruments,
                                          const OrderEntryAdapter& symbols,
                                          const MarketDataStore& market_data,
+                                         const StatusReasons& reasons,
                                          Outbox& outbox)
     : instruments_(instruments),
       symbols_(symbols),
       market_data_(market_data),
+      reasons_(reasons),
       outbox_(outbox),
       depth_subscribers_(instrument_count + 1),
       trade_subscribers_(instrument_count + 1) {}
@@ -112,6 +115,12 @@ void MarketDataPublisher::OnSubscribe(Session& s,
     md.Levels(info->id, exchange::Side::kSell, 0, &levels);
     AddLevels(levels, snap->mutable_asks());
     outbox_.Send(s, out_);
+    if (md.state(info->id) == exchange::InstrumentState::kPreOpen) {
+      const MarketDataStore::Indicative ind = md.indicative(info->id);
+      SetIndicative(info->symbol, md.last_seq(), ind.price, ind.quantity,
+                    ind.surplus_side, ind.surplus);
+      outbox_.Send(s, out_);
+    }
     AddId(s.depth, id);
     Add(depth_subscribers_, id, &s);
   }
@@ -165,6 +174,21 @@ void MarketDataPublisher::OnEvent(const exchange::Event& e) {
     EndSubscriptions(id);
     return;
   }
+  if (id >= depth_subscribers_.size()) return;
+  if (e.type == exchange::EventType::kInstrumentStateChanged ||
+      e.type == exchange::EventType::kInstrumentOpened) {
+    const InstrumentInfo* info = instruments_.Get(e.instrument);
+    if (info != nullptr) PublishStatus(e, *info);
+    return;
+  }
+  if (e.type == exchange::EventType::kIndicativeOpen) {
+    const InstrumentInfo* info = instruments_.Get(e.instrument);
+    if (info == nullptr || depth_subscribers_[id].empty()) return;
+    SetIndicative(info->symbol, e.seq, e.price, e.quantity, e.side, e.leaves);
+    if (!outbox_.Frame(out_)) return;
+    for (Session* s : depth_subscribers_[id]) outbox_.SendFramed(*s, false, 0);
+    return;
+  }
   const bool depth = e.type == exchange::EventType::kBookLevel &&
                      id < depth_subscribers_.size() &&
                      !depth_subscribers_[id].empty();
@@ -190,6 +214,49 @@ void MarketDataPublisher::OnEvent(const exchange::Event& e) {
                   e.ts, out_.mutable_trade_print());
     if (!outbox_.Frame(out_)) return;
     for (Session* s : trade_subscribers_[id]) outbox_.SendFramed(*s, false, 0);
+  }
+}
+
+void MarketDataPublisher::SetIndicative(const std::string& symbol,
+                                        exchange::Seq seq,
+                                        exchange::Price price,
+                                        exchange::Quantity quantity,
+                                        exchange::Side side,
+                                        exchange::Quantity surplus) {
+  out_.Clear();
+  w::IndicativeOpen* x = out_.mutable_indicative_open();
+  x->set_symbol(symbol);
+  x->set_seq(seq.value);
+  x->set_price(price.units);
+  x->set_quantity(quantity.lots);
+  x->set_surplus_side(WireSide(side));
+  x->set_surplus_quantity(surplus.lots);
+}
+
+void MarketDataPublisher::PublishStatus(const exchange::Event& e,
+                                        const InstrumentInfo& info) {
+  const uint32_t id = e.instrument.value;
+  if (depth_subscribers_[id].empty() && trade_subscribers_[id].empty()) return;
+  out_.Clear();
+  w::InstrumentStatus* x = out_.mutable_instrument_status();
+  x->set_symbol(info.symbol);
+  x->set_seq(e.seq.value);
+  x->set_state(WireState(e.state));
+  if (e.type == exchange::EventType::kInstrumentOpened) {
+    x->set_opening_price(e.price.units);
+    x->set_opening_quantity(e.quantity.lots);
+  } else {
+    x->set_reason(std::string(reasons_.Find(e.client_order_id.value)));
+    x->set_open_time_ns(e.open_time().nanos);
+  }
+  if (!outbox_.Frame(out_)) return;
+  for (Session* s : depth_subscribers_[id]) outbox_.SendFramed(*s, false, 0);
+  for (Session* s : trade_subscribers_[id]) {
+    // Once to a session subscribed to both.
+    if (std::find(s->depth.begin(), s->depth.end(), id) != s->depth.end()) {
+      continue;
+    }
+    outbox_.SendFramed(*s, false, 0);
   }
 }
 

@@ -9,6 +9,8 @@
 namespace cfx::gateway {
 class InstrumentTable;
 class MarketDataStore;
+class StatusReasons;
+struct InstrumentInfo;
 }  // namespace cfx::gateway
 
 namespace cfx::gateway::pb {
@@ -37,7 +39,8 @@ class MarketDataPublisher {
   MarketDataPublisher(std::size_t instrument_count,
                       const InstrumentTable& instruments,
                       const OrderEntryAdapter& symbols,
-                      const MarketDataStore& market_data, Outbox& outbox);
+                      const MarketDataStore& market_data,
+                      const StatusReasons& reasons, Outbox& outbox);
 
   // A subscription request of `s`: the snapshot and the subscription, or a
   // SessionReject.
@@ -52,10 +55,17 @@ class MarketDataPublisher {
 
  private:
   void EndSubscriptions(uint32_t id);
+  // InstrumentStatus to every subscriber of the instrument (depth or
+  // trades) for a change of state or an opening auction.
+  void PublishStatus(const exchange::Event& e, const InstrumentInfo& info);
+  void SetIndicative(const std::string& symbol, exchange::Seq seq,
+                     exchange::Price price, exchange::Quantity quantity,
+                     exchange::Side side, exchange::Quantity surplus);
 
   const InstrumentTable& instruments_;
   const OrderEntryAdapter& symbols_;
   const MarketDataStore& market_data_;
+  const StatusReasons& reasons_;
   Outbox& outbox_;
   std::vector<std::vector<Session*>> depth_subscribers_;  // instrument id
   std::vector<std::vector<Session*>> trade_subscribers_;  // instrument id

@@ -19,6 +19,7 @@
 #include "gateway/fix/fix_gateway.h"
 #include "gateway/http/http_server.h"
 #include "gateway/md/market_data.h"
+#include "gateway/md/status_reasons.h"
 #include "gateway/pb/gateway.h"
 #include "gateway/server/event_consumers.h"
 #include "gateway/server/service_feed.h"
@@ -80,6 +81,8 @@ struct ExchangeServer::Impl {
   std::unique_ptr<Metrics> metrics;
   // The users as the journal has them, for both gateways' logons.
   UserDirectory users;
+  // Halt reasons by command token, for both gateways' status messages.
+  StatusReasons status_reasons;
   // Logon credential checks of both gateways, off this thread.
   std::unique_ptr<CredentialChecker> credentials;
   // The TLS listeners' certificate (network.tls); before the gateways,
@@ -348,6 +351,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.service_reads = services.get();
   deps.credentials = credentials.get();
   deps.users = &users;
+  deps.status_reasons = &status_reasons;
   // A user disabled by the admin: its FIX session too is logged out.
   deps.user_changed = [this](const exchange::ReferenceUser& u) {
     if (fix != nullptr) fix->UserChanged(u);
@@ -368,6 +372,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.service_reads = services.get();
   fix_deps.credentials = credentials.get();
   fix_deps.users = &users;
+  fix_deps.status_reasons = &status_reasons;
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();

@@ -51,6 +51,9 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
   // too, so the other commands stay what they were.
   std::mt19937_64 collateral_rng(seed ^ 0xc011a7e5ull);
   int64_t settle_date = 20'800;
+  // Pre-open lengths: a separate generator too. Commands come every 1 to
+  // 51 us, so 1 to 4 ms ends most pre-opens by their scheduled open.
+  std::mt19937_64 pre_open_rng(seed ^ 0x9e0be7ull);
   for (std::size_t j = 0; j < n; ++j) {
     Command c;
     c.seq = Seq{first_seq + j};
@@ -114,6 +117,11 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
           InstrumentState::kHalted, InstrumentState::kClosed,
           InstrumentState::kPreOpen};
       c.state = kStates[rng() % 5];
+      if (c.state == InstrumentState::kPreOpen && pre_open_rng() % 4 != 0) {
+        c.set_pre_open_nanos(pre_open_rng() % 50 == 0
+                                 ? kMaxPreOpenNanos + 1
+                                 : 1'000'000 * (1 + pre_open_rng() % 4));
+      }
     } else if (r < 993) {
       c.type = CommandType::kSetReferencePrice;
       c.price = Price{100'000 + (static_cast<int64_t>(rng() % 20) - 10) * 100};

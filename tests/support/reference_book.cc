@@ -68,6 +68,7 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
   last_ts_ = cmd.ts;
 
   const uint32_t expired = ExpireGtdOrders(cmd.ts);
+  OpenDue(cmd.ts);
 
   switch (cmd.type) {
     case CommandType::kNewOrder:
@@ -125,6 +126,7 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
   }
 
   EmitBookLevels();
+  EmitIndicative();
   cmd_ = nullptr;
   out_ = nullptr;
 }
@@ -188,8 +190,15 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
   if (inst->state == InstrumentState::kExpired) {
     return EmitReject(cmd, RejectCode::kInstrumentExpired);
   }
-  if (inst->state != InstrumentState::kOpen) {
+  const bool pre_open = inst->state == InstrumentState::kPreOpen;
+  if (inst->state != InstrumentState::kOpen && !pre_open) {
     return EmitReject(cmd, RejectCode::kInstrumentNotOpen);
+  }
+  if (pre_open && (cmd.order_type != OrderType::kLimit ||
+                   cmd.tif == TimeInForce::kIoc ||
+                   cmd.tif == TimeInForce::kFok ||
+                   (cmd.flags & kFlagPostOnly) != 0)) {
+    return EmitReject(cmd, RejectCode::kNotAllowedInPreOpen);
   }
   const InstrumentConfig& ic = inst->config;
   if (cmd.quantity < ic.min_quantity) {
@@ -303,6 +312,7 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
     return;
   }
 
+  if (pre_open) return Rest(o);  // the call period: nothing matches
   Match(o, limit);
   if (o.leaves.lots == 0) return;
 
@@ -459,7 +469,8 @@ void ReferenceEngine::ReplaceOrder(const Command& cmd) {
   const RefOrder old = *found;
   Instrument& inst = *FindInstrument(old.instrument);
   const InstrumentConfig& ic = inst.config;
-  if (inst.state != InstrumentState::kOpen) {
+  if (inst.state != InstrumentState::kOpen &&
+      inst.state != InstrumentState::kPreOpen) {
     return EmitReject(cmd, RejectCode::kInstrumentNotOpen);
   }
   if (cmd.quantity < ic.min_quantity) {
@@ -501,7 +512,9 @@ void ReferenceEngine::ReplaceOrder(const Command& cmd) {
       r != RejectCode::kNone) {
     return EmitReject(cmd, r);
   }
-  if ((old.flags & kFlagPostOnly) != 0) {
+  // Only a new price can make it cross (a pre-open's book may cross
+  // already).
+  if ((old.flags & kFlagPostOnly) != 0 && cmd.price != old.price) {
     const Price best = best_price(old.instrument, Opposite(old.side));
     if (best.units != 0 &&
         (IsBuy(old.side) ? cmd.price >= best : cmd.price <= best)) {
@@ -535,7 +548,7 @@ void ReferenceEngine::ReplaceOrder(const Command& cmd) {
   e.quantity = o.quantity;
   Emit(e);
 
-  Match(o, o.price);
+  if (inst.state == InstrumentState::kOpen) Match(o, o.price);
   if (o.leaves.lots > 0) Rest(o);
 }
 
@@ -574,15 +587,28 @@ void ReferenceEngine::SetInstrumentState(const Command& cmd) {
       s > static_cast<uint8_t>(InstrumentState::kExpired)) {
     return EmitReject(cmd, RejectCode::kInvalidInstrumentState);
   }
+  if (cmd.target != 0 && (cmd.state != InstrumentState::kPreOpen ||
+                          cmd.target > 86'400'000'000'000ull)) {
+    return EmitReject(cmd, RejectCode::kInvalidPreOpenLength);
+  }
   if (inst->state == InstrumentState::kExpired || inst->state == cmd.state) {
     return EmitReject(cmd, RejectCode::kInvalidStateTransition);
   }
+  const InstrumentState before = inst->state;
   inst->state = cmd.state;
+  inst->open_at =
+      cmd.target == 0 ? 0 : cmd.ts.nanos + static_cast<int64_t>(cmd.target);
   Event e = Base(EventType::kInstrumentStateChanged);
   e.instrument = cmd.instrument;
   e.state = cmd.state;
+  e.client_order_id = cmd.client_order_id;
+  e.quantity = Quantity{inst->open_at};
   Emit(e);
-
+  if (cmd.state == InstrumentState::kPreOpen) inst->indicative_due = true;
+  if (cmd.state == InstrumentState::kOpen &&
+      (before == InstrumentState::kPreOpen || Crossed(*inst))) {
+    return OpenByAuction(cmd.instrument);
+  }
   if (cmd.state != InstrumentState::kClosed &&
       cmd.state != InstrumentState::kExpired) {
     return;
@@ -641,10 +667,169 @@ void ReferenceEngine::SetReferencePrice(const Command& cmd) {
     return EmitReject(cmd, RejectCode::kInvalidReferencePrice);
   }
   inst->reference = cmd.price;
+  if (inst->state == InstrumentState::kPreOpen) inst->indicative_due = true;
   Event e = Base(EventType::kReferencePriceSet);
   e.instrument = cmd.instrument;
   e.price = cmd.price;
   Emit(e);
+}
+
+// ---------------------------------------------------------------------------
+// Pre-open and the opening auction
+
+bool ReferenceEngine::Crossed(const Instrument& inst) const {
+  return !inst.bids.empty() && !inst.asks.empty() &&
+         inst.bids.rbegin()->first >= inst.asks.begin()->first;
+}
+
+ReferenceEngine::AuctionPrice ReferenceEngine::FindAuctionPrice(
+    const Instrument& inst) const {
+  const int64_t tick = inst.config.tick.units;
+  const int64_t ref = inst.reference.units;
+  AuctionPrice best;
+  bool found = false;
+  std::tuple<int64_t, int64_t, int64_t, int64_t> best_key;
+  for (int64_t p = inst.asks.begin()->first; p <= inst.bids.rbegin()->first;
+       p += tick) {
+    int64_t buy = 0;
+    int64_t sell = 0;
+    for (const auto& [price, fifo] : inst.bids) {
+      for (const RefOrder& o : fifo) buy += price >= p ? o.leaves.lots : 0;
+    }
+    for (const auto& [price, fifo] : inst.asks) {
+      for (const RefOrder& o : fifo) sell += price <= p ? o.leaves.lots : 0;
+    }
+    const int64_t lots = std::min(buy, sell);
+    // Most lots, then the least imbalance, then nearest the reference,
+    // then the lower price.
+    const auto key = std::make_tuple(-lots, std::abs(buy - sell),
+                                     std::abs(p - ref), p);
+    if (!found || key < best_key) {
+      found = true;
+      best_key = key;
+      best = AuctionPrice{p, lots, buy - lots, sell - lots};
+    }
+  }
+  return best;
+}
+
+void ReferenceEngine::OpenByAuction(InstrumentId id) {
+  Instrument& inst = *FindInstrument(id);
+  inst.open_at = 0;
+  int64_t first = 0;
+  int64_t traded = 0;
+  while (Crossed(inst)) {
+    const int64_t p = FindAuctionPrice(inst).price;
+    int64_t lots_at_p = 0;
+    while (!inst.bids.empty() && !inst.asks.empty() &&
+           inst.bids.rbegin()->first >= p && inst.asks.begin()->first <= p) {
+      RefOrder& bid = inst.bids.rbegin()->second.front();
+      RefOrder& ask = inst.asks.begin()->second.front();
+      RefOrder& newer = bid.id > ask.id ? bid : ask;
+      RefOrder& older = bid.id > ask.id ? ask : bid;
+      if (newer.account == older.account) {
+        const RefOrder r = Remove(newer.id);
+        EmitCancelled(EventType::kOrderCancelled, r,
+                      CancelReason::kSelfTradePrevention, r.leaves.lots);
+        continue;
+      }
+      const int64_t q = std::min(newer.leaves.lots, older.leaves.lots);
+      Touch(id, Side::kBuy, bid.price);
+      Touch(id, Side::kSell, ask.price);
+      newer.leaves.lots -= q;
+      newer.filled.lots += q;
+      older.leaves.lots -= q;
+      older.filled.lots += q;
+      positions_[{bid.account.value, id.value}] += q;
+      positions_[{ask.account.value, id.value}] -= q;
+      Event t = Base(EventType::kTrade);
+      t.trade_id = TradeId{next_trade_id_++};
+      t.instrument = id;
+      t.side = newer.side;
+      t.price = Price{p};
+      t.quantity = Quantity{q};
+      t.account = newer.account;
+      t.order_id = newer.id;
+      t.client_order_id = newer.client_order_id;
+      t.leaves = newer.leaves;
+      t.filled = newer.filled;
+      t.counter_account = older.account;
+      t.counter_order_id = older.id;
+      t.counter_client_order_id = older.client_order_id;
+      t.counter_leaves = older.leaves;
+      t.counter_filled = older.filled;
+      Emit(t);
+      const OrderId older_id = older.id;
+      const OrderId newer_id = newer.id;
+      const bool older_done = older.leaves.lots == 0;
+      const bool newer_done = newer.leaves.lots == 0;
+      if (older_done) Remove(older_id);
+      if (newer_done) Remove(newer_id);
+      lots_at_p += q;
+    }
+    if (traded == 0 && lots_at_p != 0) first = p;
+    traded += lots_at_p;
+  }
+  Event e = Base(EventType::kInstrumentOpened);
+  e.instrument = id;
+  e.state = InstrumentState::kOpen;
+  e.price = Price{first};
+  e.quantity = Quantity{traded};
+  Emit(e);
+}
+
+Timestamp ReferenceEngine::next_open() const {
+  int64_t t = 0;
+  for (const auto& [id, inst] : instruments_) {
+    if (inst.state == InstrumentState::kPreOpen && inst.open_at != 0 &&
+        (t == 0 || inst.open_at < t)) {
+      t = inst.open_at;
+    }
+  }
+  return Timestamp{t};
+}
+
+void ReferenceEngine::OpenDue(Timestamp ts) {
+  for (;;) {
+    uint32_t due = 0;
+    int64_t at = 0;
+    for (const auto& [id, inst] : instruments_) {
+      if (inst.state != InstrumentState::kPreOpen || inst.open_at == 0 ||
+          inst.open_at > ts.nanos) {
+        continue;
+      }
+      if (due == 0 || inst.open_at < at) {
+        due = id;
+        at = inst.open_at;
+      }
+    }
+    if (due == 0) return;
+    instruments_[due].state = InstrumentState::kOpen;
+    OpenByAuction(InstrumentId{due});
+  }
+}
+
+void ReferenceEngine::EmitIndicative() {
+  for (auto& [id, inst] : instruments_) {
+    if (!inst.indicative_due) continue;
+    inst.indicative_due = false;
+    if (inst.state != InstrumentState::kPreOpen) continue;
+    Event e = Base(EventType::kIndicativeOpen);
+    e.instrument = InstrumentId{id};
+    if (Crossed(inst)) {
+      const AuctionPrice a = FindAuctionPrice(inst);
+      e.price = Price{a.price};
+      e.quantity = Quantity{a.lots};
+      if (a.buy_left != 0) {
+        e.side = Side::kBuy;
+        e.leaves = Quantity{a.buy_left};
+      } else if (a.sell_left != 0) {
+        e.side = Side::kSell;
+        e.leaves = Quantity{a.sell_left};
+      }
+    }
+    Emit(e);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -968,6 +1153,8 @@ void ReferenceEngine::EmitBookLevels() {
   for (const TouchedLevel& t : touched_) {
     const auto [lots, count] = LevelAggregate(t.instrument, t.side, t.price);
     if (lots == t.lots_before && count == t.count_before) continue;
+    Instrument& inst = *FindInstrument(t.instrument);
+    if (inst.state == InstrumentState::kPreOpen) inst.indicative_due = true;
     Event e = Base(EventType::kBookLevel);
     e.instrument = t.instrument;
     e.side = t.side;
@@ -1038,6 +1225,7 @@ uint64_t ReferenceEngine::StateHash() const {
     h.Add(static_cast<uint64_t>(id));
     h.Add(static_cast<uint64_t>(inst.state));
     h.Add(inst.reference.units);
+    if (inst.open_at != 0) h.Add(inst.open_at);
     for (Side side : {Side::kBuy, Side::kSell}) {
       for (const RefOrder& o : RestingOrders(InstrumentId{id}, side)) {
         h.Add(o.id.value);
@@ -1234,6 +1422,10 @@ const char* EventTypeName(EventType t) {
       return "SettlementRerun";
     case EventType::kEligibilityChanged:
       return "EligibilityChanged";
+    case EventType::kIndicativeOpen:
+      return "IndicativeOpen";
+    case EventType::kInstrumentOpened:
+      return "InstrumentOpened";
     case EventType::kTrade:
       return "Trade";
     case EventType::kOrderCancelled:

@@ -67,6 +67,8 @@ class ReferenceEngine {
   // Read-only views for invariant checks and test generators.
   Seq last_seq() const { return last_seq_; }
   Timestamp last_ts() const { return last_ts_; }
+  // The earliest scheduled open of a PRE_OPEN instrument; 0 = none.
+  Timestamp next_open() const;
   uint64_t next_order_id() const { return next_order_id_; }
   uint64_t next_trade_id() const { return next_trade_id_; }
   // Configured ids, ascending.
@@ -113,7 +115,22 @@ class ReferenceEngine {
     Price reference;
     Levels bids;
     Levels asks;
+    int64_t open_at = 0;  // PRE_OPEN with a scheduled open: its time
+    bool indicative_due = false;
   };
+
+  // The opening auction, naively: every tick of the crossed range tried.
+  struct AuctionPrice {
+    int64_t price = 0;
+    int64_t lots = 0;
+    int64_t buy_left = 0;
+    int64_t sell_left = 0;
+  };
+  bool Crossed(const Instrument& inst) const;
+  AuctionPrice FindAuctionPrice(const Instrument& inst) const;
+  void OpenByAuction(InstrumentId id);
+  void OpenDue(Timestamp ts);
+  void EmitIndicative();
 
   // Key of one L2 level touched during a command, with its aggregate before
   // the command.

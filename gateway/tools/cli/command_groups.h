@@ -31,6 +31,9 @@ void AddAdminCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
 // admin key add | revoke | list, under `admin` (api_key_commands.cc).
 void AddApiKeyCommands(CLI::App& admin, const std::shared_ptr<GlobalOptions>& g,
                        int* exit_code);
+// admin halt | resume, under `admin` (halt_commands.cc).
+void AddHaltCommands(CLI::App& admin, const std::shared_ptr<GlobalOptions>& g,
+                     int* exit_code);
 // rating set | revoke | show (reference_commands.cc).
 void AddRatingCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
                        int* exit_code);

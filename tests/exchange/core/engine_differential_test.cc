@@ -224,7 +224,10 @@ struct GeneratedCommand {
 class CommandGenerator {
  public:
   CommandGenerator(uint64_t seed, int total_commands, bool deep_book)
-      : rng_(seed), total_(total_commands), deep_(deep_book) {}
+      : rng_(seed),
+        pre_open_rng_(seed ^ 0x9e0be7ull),
+        total_(total_commands),
+        deep_(deep_book) {}
 
   GeneratedCommand Next(const ReferenceEngine& ref) {
     ++index_;
@@ -582,6 +585,7 @@ class CommandGenerator {
     c.instrument = rng_.Pick(not_open);
     if (c.state != InstrumentState::kExpired && rng_.Chance(9, 10)) {
       c.state = InstrumentState::kOpen;
+      c.set_pre_open_nanos(0);
     }
     return true;
   }
@@ -609,6 +613,18 @@ class CommandGenerator {
         rng_.Chance(1, 12)) {
       c.state = InstrumentState::kExpired;
     }
+    // Most pre-opens end by their scheduled open a few commands on; some
+    // wait for an explicit open; a few ask for more than a day, or give a
+    // length to another state (INVALID_PRE_OPEN_LENGTH).
+    const int64_t p = pre_open_rng_.Uniform(0, 99);
+    if (c.state == InstrumentState::kPreOpen && p < 70) {
+      c.set_pre_open_nanos(
+          static_cast<uint64_t>(kTsStep * pre_open_rng_.Uniform(1, 60)));
+    } else if (p < 3) {
+      c.set_pre_open_nanos(p < 2 ? kMaxPreOpenNanos + 1 : 1'000);
+    }
+    c.client_order_id = ClientOrderId{
+        static_cast<uint64_t>(pre_open_rng_.Uniform(0, 3))};
     return c;
   }
 
@@ -638,6 +654,9 @@ class CommandGenerator {
   }
 
   Rng rng_;
+  // Pre-open lengths: a generator of their own, so the rest of the stream
+  // is what it was before pre-opens had a length.
+  Rng pre_open_rng_;
   int total_;
   bool deep_;
   int index_ = 0;
@@ -846,6 +865,10 @@ class Differential {
         next_expiry = o.expire_time;
       }
     }
+    const Timestamp open = ref_.next_open();
+    if (open.nanos != 0 && (next_expiry.nanos == 0 || open < next_expiry)) {
+      next_expiry = open;
+    }
     if (engine_->next_expiry() != next_expiry) {
       os << "next_expiry differs: engine " << engine_->next_expiry().nanos
          << ", reference " << next_expiry.nanos << "\n";
@@ -948,7 +971,9 @@ class Differential {
       }
       const Price bid = ref_.best_price(id, Side::kBuy);
       const Price ask = ref_.best_price(id, Side::kSell);
-      if (bid.units != 0 && ask.units != 0 && bid >= ask) {
+      // Only a book that has not opened since a pre-open may cross.
+      if (ref_.state(id) == InstrumentState::kOpen && bid.units != 0 &&
+          ask.units != 0 && bid >= ask) {
         os << "instrument " << id.value << " crossed at rest: bid " << bid.units
            << " >= ask " << ask.units << "\n";
       }

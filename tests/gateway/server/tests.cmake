@@ -13,6 +13,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/event_consumers_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/exchanged_main_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/exchange_server_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/halt_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_one_reading_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/margin_call_test.cc
