@@ -34,11 +34,18 @@ enum class CommandType : uint8_t {
   // docs/settlement.md "Operator recovery"); the settlement service acts on
   // the result, the engine only validates the date.
   kSettlementRerun = 14,
+  // Kill switch of one account (docs/matching.md, "Kill switch"): kill
+  // cancels every resting order of the account and refuses its new orders
+  // and replaces until a reinstate. Admin or the account's clearing member.
+  kKillSwitch = 15,
 };
 
 // Order flags.
 inline constexpr uint8_t kFlagPostOnly = 1u << 0;
 inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
+// kKillSwitch flags: set = kill, clear = reinstate.
+inline constexpr uint8_t kFlagKill = 1u << 0;
+inline constexpr uint8_t kKnownKillSwitchFlags = kFlagKill;
 
 // One sequenced input to the engine. Fixed size and trivially copyable so it
 // can be copied through rings and written to the journal as it is.
@@ -78,6 +85,8 @@ inline constexpr uint8_t kKnownFlags = kFlagPostOnly;
 //                        deposit or withdrawal), client_order_id (the
 //                        request's token, echoed)
 //   kSettlementRerun:    target (the business date, days since 1970-01-01),
+//                        client_order_id (the request's token, echoed)
+//   kKillSwitch:         account, flags (kFlagKill: kill; 0: reinstate),
 //                        client_order_id (the request's token, echoed)
 struct Command {
   Seq seq;       // stamped by the sequencer

@@ -82,6 +82,9 @@ void Apply::Run(const Command& cmd, EventSink& out) {
     case CommandType::kSettlementRerun:
       SettlementRerun();
       break;
+    case CommandType::kKillSwitch:
+      KillSwitch();
+      break;
     case CommandType::kTimer: {
       Event& e = Base(EventType::kTimerDone);
       e.count = expired;
@@ -136,6 +139,7 @@ void Apply::NewOrder() {
       return Reject(RejectCode::kDuplicateClientOrderId);
     }
   }
+  if (Killed(c.account)) return Reject(RejectCode::kAccountKilled);
   if (b.state == InstrumentState::kExpired) {
     return Reject(RejectCode::kInstrumentExpired);
   }
@@ -301,6 +305,9 @@ void Apply::Replace() {
     return Reject(RejectCode::kUnknownOrder);
   }
   Order& o = s_.orders[k];
+  // Unreachable while kills cancel every resting order; kept so that the
+  // rule does not depend on that.
+  if (Killed(o.account)) return Reject(RejectCode::kAccountKilled);
   Book& b = s_.books[o.instrument.value];
   if (b.state != InstrumentState::kOpen &&
       b.state != InstrumentState::kPreOpen) {
@@ -519,29 +526,6 @@ void Apply::ListInstrument() {
   e.state = b.state;
   e.price = ref;
   e.set_delivery_day(day);
-}
-
-void Apply::IndexFixing() {
-  const Command& c = *s_.cmd;
-  // 9999-12-31 is day 2,932,896.
-  const int64_t day = c.fixing_day();
-  if (day <= 0 || day > 2'932'896) {
-    return Reject(RejectCode::kInvalidFixingDay);
-  }
-  Event& e = Base(EventType::kIndexFixing);
-  e.set_fixing_day(day);
-}
-
-void Apply::SettlementRerun() {
-  const Command& c = *s_.cmd;
-  // 9999-12-31 is day 2,932,896.
-  const int64_t date = c.settlement_date();
-  if (date <= 0 || date > 2'932'896) {
-    return Reject(RejectCode::kInvalidSettlementDate);
-  }
-  Event& e = Base(EventType::kSettlementRerun);
-  e.set_settlement_date(date);
-  e.client_order_id = c.client_order_id;
 }
 
 }  // namespace internal

@@ -114,6 +114,8 @@ class Engine {
   // The last settlement date booked for the account through kCollateral
   // (days since 1970-01-01); 0 when none.
   int64_t settled_date(AccountId account) const noexcept;
+  // True while the account's kill switch is on (false for an unknown one).
+  bool killed(AccountId account) const noexcept;
 
  private:
   explicit Engine(std::unique_ptr<internal::EngineState> state);

@@ -4,7 +4,9 @@
 // concern: the pre-trade checks and the margin check inline here (they are
 // on the matching path); the command handlers in engine.cc; the margin legs
 // and the collateral command in risk.cc; the eligibility of spot sellers in
-// eligibility.cc; the failure report of a spot trade in spot_trades.cc.
+// eligibility.cc; the failure report of a spot trade in spot_trades.cc; the
+// kill switch, the index fixing and the settlement re-run in
+// operator_commands.cc.
 
 #pragma once
 
@@ -111,6 +113,10 @@ class Apply : public OrderBook {
   // when a leg leaves int64.
   int64_t MarginRequirement(AccountId a);
 
+  // The account's kill switch is on (kKillSwitch): new orders and replaces
+  // are refused with ACCOUNT_KILLED.
+  bool Killed(AccountId a) const { return s_.accounts[a.value].killed; }
+
   bool WouldCross(const Book& b, Side side, Price p) const {
     return Crosses(b, side, p);
   }
@@ -129,6 +135,7 @@ class Apply : public OrderBook {
   void IndexFixing();
   void Collateral();
   void SettlementRerun();
+  void KillSwitch();
 
   // ---- pre-open and the opening auction (auction.cc) ----
   // The opening price of a crossed book: the level index, the lots that

@@ -82,6 +82,11 @@ int64_t Engine::settled_date(AccountId account) const noexcept {
   return s_->accounts[account.value].settled_date;
 }
 
+bool Engine::killed(AccountId account) const noexcept {
+  if (account.value >= s_->accounts.size()) return false;
+  return s_->accounts[account.value].killed;
+}
+
 InstrumentState Engine::state(InstrumentId instrument) const noexcept {
   if (instrument.value == 0 || instrument.value >= s_->books.size()) {
     return InstrumentState::kNone;

@@ -81,6 +81,9 @@ struct AccountRow {
   int64_t collateral = 0;
   // The last settlement date booked (days since 1970-01-01); 0 = none.
   int64_t settled_date = 0;
+  // Kill switch on (kKillSwitch): no resting orders, new orders and
+  // replaces refused until a reinstate.
+  bool killed = false;
 };
 
 struct PositionRow {

@@ -34,6 +34,7 @@ enum class EventType : uint8_t {
   kIndexFixing = 13,        // kIndexFixing: count = the fixing's day
   kCollateralChanged = 14,  // kCollateral applied
   kSettlementRerun = 15,    // kSettlementRerun: count = the date
+  kKillSwitchSet = 16,      // kKillSwitch: count = orders cancelled
   // Consequences.
   kTrade = 20,               // one match; account/order = aggressor,
                              // counter_* = resting order
@@ -98,6 +99,9 @@ enum class EventType : uint8_t {
 //                     withdrawal), client_order_id (the command's)
 //   kSettlementRerun: count (the business date), client_order_id (the
 //                     command's)
+//   kKillSwitchSet:   account, reason (1: killed, 0: reinstated; see
+//                     killed()), count (orders cancelled), client_order_id
+//                     (the command's)
 //   kEligibilityChanged: account, count (grade index), reason (Eligibility),
 //                     quantity (attested nodes meeting the grade)
 //   kRejected of a new spot sell for kGradeNotEligible: count = the
@@ -169,6 +173,9 @@ struct Event {
   void set_eligibility(Eligibility e) { reason = static_cast<uint16_t>(e); }
   int64_t attested_nodes() const { return quantity.lots; }
   void set_attested_nodes(int64_t n) { quantity = Quantity{n}; }
+  // kKillSwitchSet: whether the account is now killed (reason).
+  bool killed() const { return reason != 0; }
+  void set_killed(bool k) { reason = k ? 1 : 0; }
   // kRejected with kGradeNotEligible: the Eligibility naming the missing
   // requirement (count).
   Eligibility missing_eligibility() const {

@@ -66,6 +66,7 @@ constexpr NameEntry<RejectCode> kRejectCodeNames[] = {
     {RejectCode::kAlreadySettled, "ALREADY_SETTLED"},
     {RejectCode::kNotAllowedInPreOpen, "NOT_ALLOWED_IN_PRE_OPEN"},
     {RejectCode::kInvalidPreOpenLength, "INVALID_PRE_OPEN_LENGTH"},
+    {RejectCode::kAccountKilled, "ACCOUNT_KILLED"},
     {RejectCode::kMalformedReferenceData, "MALFORMED_REFERENCE_DATA"},
     {RejectCode::kUnknownOperator, "UNKNOWN_OPERATOR"},
     {RejectCode::kInvalidRating, "INVALID_RATING"},
@@ -111,6 +112,7 @@ constexpr NameEntry<CancelReason> kCancelReasonNames[] = {
     {CancelReason::kInstrumentExpired, "INSTRUMENT_EXPIRED"},
     {CancelReason::kGradeEligibilityLost, "GRADE_ELIGIBILITY_LOST"},
     {CancelReason::kExpired, "EXPIRED"},
+    {CancelReason::kKillSwitch, "KILL_SWITCH"},
 };
 
 }  // namespace

@@ -74,6 +74,9 @@ enum class RejectCode : uint16_t {
   kNotAllowedInPreOpen = 4007,
   // A pre-open length on another state, or above kMaxPreOpenNanos.
   kInvalidPreOpenLength = 4009,
+  // A new order or replace of an account whose kill switch is on
+  // (kKillSwitch); it stays refused until a reinstate.
+  kAccountKilled = 4008,
 
   // 5xxx: reference data (ratings, attester keys, attestations) and the spot
   // trade life cycle. docs/attestations.md.
@@ -138,6 +141,7 @@ enum class CancelReason : uint16_t {
   kInstrumentExpired = 7,
   kGradeEligibilityLost = 8,
   kExpired = 9,  // DAY at session close, GTD at its time
+  kKillSwitch = 10,  // the account's kill switch was turned on
 };
 
 // As RejectCodeName(), from kCancelReasonNames (reject_code.cc).

@@ -29,6 +29,13 @@ using internal::SetReference;
 using internal::VisitOrderFields;
 using internal::VisitSpotTradeFields;
 
+namespace {
+
+// Marks a killed account in the state hash ("KILL").
+constexpr uint64_t kKilledHashTag = 0x4b494c4c;
+
+}  // namespace
+
 uint64_t Engine::StateHash() const noexcept {
   StateHasher h;
   h.Add(s_->next_order_id);
@@ -72,6 +79,13 @@ uint64_t Engine::StateHash() const noexcept {
     h.Add(r.collateral);
     h.Add(r.settled_date);
   }
+  // Kill switches count only when on, so states without one hash as they
+  // did before kill switches existed.
+  for (uint32_t a = 0; a < s_->accounts.size(); ++a) {
+    if (!s_->accounts[a].killed) continue;
+    h.Add(kKilledHashTag);
+    h.Add(a);
+  }
   if (s_->client_order_ids.size() != 0) {
     uint64_t sum = 0;
     s_->client_order_ids.ForEach([&sum](uint32_t account, uint64_t id) {
@@ -98,7 +112,10 @@ constexpr uint32_t kSnapshotMagic = 0x53584643;  // "CFXS"
 // 4: each account's collateral and last settlement date, before the
 //    registry.
 // 5: (the oldest read) as 4, the reference-data registry as today.
-// 7: each instrument's scheduled open after its delivery day.
+// 6: each account's kill switch (a byte, 0 or 1) after its settlement date.
+//    Version 5 still loads, with every kill switch off.
+// 7: each instrument's scheduled open after its delivery day. Versions 5
+//    and 6 still load, with no scheduled open.
 constexpr uint16_t kSnapshotVersion = 7;
 constexpr uint16_t kOldestSnapshotVersion = 5;
 
@@ -177,6 +194,7 @@ std::string Engine::SaveSnapshot() const {
     w.Put(a);
     w.Put(r.collateral);
     w.Put(r.settled_date);
+    w.Put(static_cast<uint8_t>(r.killed ? 1 : 0));
   }
   s_->registry->Save(&out);
   return out;
@@ -279,8 +297,8 @@ Status LoadBooks(EngineState& s, ByteReader& r, uint16_t version) {
 }
 
 // Reads the positions, the client order ids of the day, the spot trades and
-// the accounts' collateral.
-Status LoadTables(EngineState& s, ByteReader& r) {
+// the accounts' collateral (and from version 6 their kill switches).
+Status LoadTables(EngineState& s, ByteReader& r, uint16_t version) {
   const uint32_t positions = r.Get<uint32_t>();
   if (!r.ok()) return SnapshotError(r, "truncated positions");
   for (uint32_t j = 0; j < positions; ++j) {
@@ -339,12 +357,19 @@ Status LoadTables(EngineState& s, ByteReader& r) {
     const uint32_t a = r.Get<uint32_t>();
     const int64_t collateral = r.Get<int64_t>();
     const int64_t date = r.Get<int64_t>();
+    const uint8_t killed = version >= 6 ? r.Get<uint8_t>() : uint8_t{0};
     if (!r.ok() || a <= previous || a >= s.accounts.size() ||
-        !s.accounts[a].configured || date < 0 || date > 2'932'896) {
+        !s.accounts[a].configured || date < 0 || date > 2'932'896 ||
+        killed > 1) {
       return SnapshotError(r, "bad account entry");
+    }
+    if (killed != 0 && s.accounts[a].head != 0) {
+      return SnapshotError(r, "killed account " + std::to_string(a) +
+                                  " has resting orders");
     }
     s.accounts[a].collateral = collateral;
     s.accounts[a].settled_date = date;
+    s.accounts[a].killed = killed != 0;
     previous = a;
   }
   return Status::Ok();
@@ -377,8 +402,7 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
   ByteReader r(bytes);
   if (r.Get<uint32_t>() != kSnapshotMagic) return SnapshotError(r, "bad magic");
   const auto version = r.Get<uint16_t>();
-  if (version < kOldestSnapshotVersion || version == 6 ||
-      version > kSnapshotVersion) {
+  if (version < kOldestSnapshotVersion || version > kSnapshotVersion) {
     return SnapshotError(r, "unsupported version " + std::to_string(version));
   }
   s.last_seq = Seq{r.Get<uint64_t>()};
@@ -399,7 +423,7 @@ Status Engine::LoadSnapshot(std::string_view bytes) {
   }
   s.client_order_ids.SetKey(key);
   CFX_RETURN_IF_ERROR(LoadBooks(s, r, version));
-  CFX_RETURN_IF_ERROR(LoadTables(s, r));
+  CFX_RETURN_IF_ERROR(LoadTables(s, r, version));
   std::string_view rest = bytes.substr(r.position());
   if (Status st = s.registry->Load(&rest); !st.ok()) {
     return DataLossError("snapshot: reference data at byte " +

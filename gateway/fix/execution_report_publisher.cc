@@ -140,6 +140,8 @@ void FixGateway::OnEvent(const Event& e, BookLevelChange level) {
     case EventType::kInstrumentStateChanged:
     case EventType::kInstrumentOpened:
       return PublishSecurityStatus(e);
+    case EventType::kKillSwitchSet:
+      return KillSwitchNews(e);
     case EventType::kSessionEnded:
       if (e.instrument.value == 0) OnDayEnded();
       return;
@@ -423,6 +425,34 @@ Message FixGateway::FillReport(const OrderRecord& o, char type, const Event& e,
   r.Add(tag::kLastPx, exchange::FormatPrice(price));
   r.Add(tag::kTrdMatchID, Str(e.trade_id.value));
   return r;
+}
+
+void FixGateway::KillSwitchNews(const Event& e) {
+  if (!live_ || !Watched(e.account)) return;
+  const AccountInfo* a = config_.account(e.account);
+  const std::string name =
+      a != nullptr ? a->name : std::to_string(e.account.value);
+  Message news;
+  news.type = std::string(msg_type::kNews);
+  news.Add(tag::kOrigTime, FormatFixTime(e.ts));
+  news.Add(tag::kHeadline, e.killed() ? "KILL SWITCH ON " + name
+                                      : "KILL SWITCH OFF " + name);
+  Group lines{tag::kLinesOfText, tag::kText, {}};
+  lines.entries.push_back(
+      {{tag::kText, e.killed()
+                        ? "new orders and replaces are refused "
+                          "(ACCOUNT_KILLED); " +
+                              std::to_string(e.count) +
+                              " resting orders cancelled (KILL_SWITCH)"
+                        : "orders are accepted again"}});
+  const std::string* why = deps_.kill_switches != nullptr
+                               ? deps_.kill_switches->ReasonOf(e)
+                               : nullptr;
+  if (why != nullptr && !why->empty()) {
+    lines.entries.push_back({{tag::kText, "reason: " + *why}});
+  }
+  news.groups.push_back(std::move(lines));
+  SendToAccount(e.account, news);
 }
 
 bool FixGateway::Watched(AccountId account) const {

@@ -22,6 +22,7 @@
 #include "gateway/fix/fix_fields.h"
 #include "gateway/fix/fix_tags.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/kill_switches.h"
 #include "gateway/session/known_sources.h"
 #include "gateway/session/logon_backoff.h"
 #include "gateway/session/order_view.h"
@@ -89,6 +90,10 @@ struct FixGatewayDeps {
   // The halt reasons by command token, shared with the protobuf gateway
   // (gateway/md/status_reasons.h); null: SecurityStatus carries none.
   const StatusReasons* status_reasons = nullptr;
+  // The kill switch requests in flight (shared with the protobuf gateway,
+  // which feeds it), for the reason of a kill switch's News. May be null:
+  // News without a reason. Must outlive the gateway.
+  const KillSwitches* kill_switches = nullptr;
   // <data-dir>/fix: the QuickFIX session stores and the ClOrdID file.
   std::string dir;
   std::function<void(const std::string&)> log;
@@ -276,6 +281,9 @@ class FixGateway final : private Handler {
   // SecurityStatus (f) to the subscribers of an instrument whose state
   // changed.
   void PublishSecurityStatus(const exchange::Event& e);
+  // News (B) to the sessions of an account whose kill switch changed
+  // (kKillSwitchSet), with the request's reason.
+  void KillSwitchNews(const exchange::Event& e);
   // A spot slot listed again: subscriptions to its previous listing end.
   void EndSubscriptions(exchange::InstrumentId instrument);
 

@@ -27,6 +27,7 @@ constexpr int kExecID = 17;
 constexpr int kExecInst = 18;
 constexpr int kLastPx = 31;
 constexpr int kLastQty = 32;
+constexpr int kLinesOfText = 33;
 constexpr int kMsgSeqNum = 34;
 constexpr int kMsgType = 35;
 constexpr int kNewSeqNo = 36;
@@ -35,6 +36,7 @@ constexpr int kOrderQty = 38;
 constexpr int kOrdStatus = 39;
 constexpr int kOrdType = 40;
 constexpr int kOrigClOrdID = 41;
+constexpr int kOrigTime = 42;
 constexpr int kPossDupFlag = 43;
 constexpr int kPrice = 44;
 constexpr int kRefSeqNum = 45;
@@ -56,6 +58,7 @@ constexpr int kGapFillFlag = 123;
 constexpr int kExpireTime = 126;
 constexpr int kResetSeqNumFlag = 141;
 constexpr int kNoRelatedSym = 146;
+constexpr int kHeadline = 148;
 constexpr int kExecType = 150;
 constexpr int kLeavesQty = 151;
 constexpr int kSecurityType = 167;
@@ -188,6 +191,7 @@ constexpr const char* kPositionReport = "AP";
 constexpr const char* kCollateralInquiry = "BB";
 constexpr const char* kCollateralInquiryAck = "BG";
 constexpr const char* kCollateralReport = "BA";
+constexpr const char* kNews = "B";
 }  // namespace msg_type
 
 // Side(54) values.

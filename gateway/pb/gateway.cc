@@ -76,6 +76,11 @@ Gateway::Gateway(asio::io_context& io, const GatewayDeps& deps)
       index_desk_(deps.index),
       settlement_desk_(*deps.config, deps.settlement),
       halt_desk_(*deps.instruments, *deps.market_data, reasons_),
+      own_kill_switches_(deps.kill_switches != nullptr
+                             ? nullptr
+                             : std::make_unique<KillSwitches>(*deps.config)),
+      kill_switches_(deps.kill_switches != nullptr ? *deps.kill_switches
+                                                   : *own_kill_switches_),
       acceptor_(io,
                 AcceptorHandlers{[this] { return sessions_.size(); },
                                  [this](tcp::socket socket, uint64_t slot) {
@@ -424,6 +429,8 @@ bool Gateway::OnSessionMessage(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kTradingHaltAck:
     case w::Envelope::kInstrumentStatus:
     case w::Envelope::kIndicativeOpen:
+    case w::Envelope::kKillSwitchAck:
+    case w::Envelope::kKillSwitchStatus:
       outbox_.Reject(s, w::SESSION_REJECT_REASON_UNEXPECTED_MESSAGE,
                      BodyName(body), nullptr, "a server-to-client message");
       return true;
@@ -489,6 +496,9 @@ void Gateway::OnRequest(Session& s, w::Envelope::BodyCase body) {
     case w::Envelope::kSettlementRerunRequest:
       ReadServicesFor(s, body, &Gateway::OnClearingRequest);
       break;
+    case w::Envelope::kKillSwitchRequest:
+      OnKillSwitchRequest(s, in_.kill_switch_request());
+      break;
     default:
       outbox_.Reject(s, w::SESSION_REJECT_REASON_UNKNOWN_MESSAGE,
                      BodyName(body), nullptr, "not handled");
@@ -552,6 +562,7 @@ void Gateway::OnEvent(const exchange::Event& e) {
   OnReferenceEvent(e);
   OnClearingEvent(e);
   OnHaltEvent(e);
+  OnKillSwitchEvent(e);
   reports_.OnEvent(e);
   market_data_.OnEvent(e);
 }

@@ -30,6 +30,7 @@
 #include "gateway/pb/session.h"
 #include "gateway/pb/settlement_desk.h"
 #include "gateway/session/acceptor.h"
+#include "gateway/session/kill_switches.h"
 #include "gateway/session/service_reads.h"
 #include "gateway/session/logon_backoff.h"
 #include "gateway/session/tls.h"
@@ -104,6 +105,10 @@ struct GatewayDeps {
   // The halt reasons by command token (gateway/md/status_reasons.h), shared
   // with the FIX gateway's SecurityStatus. Null: the gateway keeps its own.
   StatusReasons* status_reasons = nullptr;
+  // The kill switch requests in flight (gateway/session/kill_switches.h),
+  // shared with the FIX gateway, which reads their reasons. Null: the
+  // gateway keeps its own. Must outlive the gateway.
+  KillSwitches* kill_switches = nullptr;
 };
 
 // The protobuf order-entry gateway (docs/protocol.md): accepts TCP
@@ -291,6 +296,11 @@ class Gateway {
   // commands.
   void OnHaltRequest(Session& s, const wire::v1::TradingHaltRequest& m);
   void OnHaltEvent(const exchange::Event& e);
+  // gateway_kill.cc: KillSwitchRequest (kill_switches.h): one command per
+  // account, acked once all are durable; KillSwitchStatus to the sessions
+  // of an account whose switch changed.
+  void OnKillSwitchRequest(Session& s, const wire::v1::KillSwitchRequest& m);
+  void OnKillSwitchEvent(const exchange::Event& e);
   // A desk request's command onto the ring (true, counted as submitted), or
   // false when the ring is full.
   bool PushDeskCommand(const exchange::Command& c);
@@ -322,6 +332,9 @@ class Gateway {
   IndexDesk index_desk_;
   SettlementDesk settlement_desk_;
   HaltDesk halt_desk_;
+  // deps.kill_switches, or (without one) own_kill_switches_.
+  std::unique_ptr<KillSwitches> own_kill_switches_;
+  KillSwitches& kill_switches_;
   uint64_t last_event_seq_ = 0;
   uint64_t commands_submitted_ = 0;
   wire::v1::Envelope in_;
@@ -332,6 +345,8 @@ class Gateway {
   wire::v1::CollateralAck collateral_ack_;
   wire::v1::SettlementRerunAck rerun_ack_;
   wire::v1::TradingHaltAck halt_ack_;
+  // The acks of the kill switch requests in flight, by command token.
+  std::unordered_map<uint64_t, wire::v1::KillSwitchAck> pending_kill_acks_;
 
   // Cancel-on-disconnect commands the ring had no room for.
   std::vector<exchange::Command> pending_commands_;

@@ -8,6 +8,7 @@
 #include "gateway/md/market_data.h"
 #include "gateway/md/status_reasons.h"
 #include "gateway/pb/market_data_publisher.h"
+#include "gateway/session/kill_switches.h"
 
 namespace cfx::gateway::pb {
 
@@ -15,13 +16,6 @@ namespace w = ::cfx::wire::v1;
 using exchange::InstrumentState;
 
 namespace {
-
-bool PrintableAscii(const std::string& s) {
-  for (const char ch : s) {
-    if (ch < 0x20 || ch > 0x7e) return false;
-  }
-  return true;
-}
 
 // The root an instrument answers to in a request: a future's root, a spot
 // listing's grade.
@@ -47,7 +41,7 @@ HaltDesk::Plan HaltDesk::Request(const UserConfig& user,
     return refuse(w::REJECT_REASON_NOT_AUTHORIZED,
                   "only the admin may halt or resume trading");
   }
-  if (m.reason().size() > kMaxReasonBytes || !PrintableAscii(m.reason())) {
+  if (!ValidReasonText(m.reason())) {
     return refuse(w::REJECT_REASON_INVALID_REASON_TEXT,
                   "reason: at most 200 printable ASCII characters");
   }

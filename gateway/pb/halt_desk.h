@@ -30,7 +30,6 @@ class HaltDesk {
  public:
   // The pre-open of a resume when the request gives none.
   static constexpr uint32_t kDefaultPreOpenSeconds = 60;
-  static constexpr std::size_t kMaxReasonBytes = 200;
 
   // Every argument must outlive the desk.
   HaltDesk(const InstrumentTable& instruments,

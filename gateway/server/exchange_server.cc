@@ -24,6 +24,7 @@
 #include "gateway/server/event_consumers.h"
 #include "gateway/server/service_feed.h"
 #include "gateway/session/credential_check.h"
+#include "gateway/session/kill_switches.h"
 #include "gateway/session/metrics.h"
 #include "gateway/session/order_view.h"
 #include "gateway/session/tls.h"
@@ -83,6 +84,9 @@ struct ExchangeServer::Impl {
   UserDirectory users;
   // Halt reasons by command token, for both gateways' status messages.
   StatusReasons status_reasons;
+  // The kill switch requests in flight: the protobuf gateway submits and
+  // answers them, both gateways tell the accounts' sessions their reasons.
+  KillSwitches kill_switches{config};
   // Logon credential checks of both gateways, off this thread.
   std::unique_ptr<CredentialChecker> credentials;
   // The TLS listeners' certificate (network.tls); before the gateways,
@@ -352,6 +356,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   deps.credentials = credentials.get();
   deps.users = &users;
   deps.status_reasons = &status_reasons;
+  deps.kill_switches = &kill_switches;
   // A user disabled by the admin: its FIX session too is logged out.
   deps.user_changed = [this](const exchange::ReferenceUser& u) {
     if (fix != nullptr) fix->UserChanged(u);
@@ -373,6 +378,7 @@ Status ExchangeServer::Impl::CreateGateways() {
   fix_deps.credentials = credentials.get();
   fix_deps.users = &users;
   fix_deps.status_reasons = &status_reasons;
+  fix_deps.kill_switches = &kill_switches;
   auto fix_gateway = fix::FixGateway::Create(io, fix_deps);
   if (!fix_gateway.has_value()) return fix_gateway.error();
   fix = std::move(fix_gateway).value();

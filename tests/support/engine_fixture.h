@@ -151,6 +151,15 @@ class EngineDriver {
     c.target = date;
     return c;
   }
+  // A kill (`kill` true) or reinstate of account `a`.
+  static Command KillSwitch(AccountId a, bool kill, uint64_t token = 0) {
+    Command c;
+    c.type = CommandType::kKillSwitch;
+    c.account = a;
+    c.flags = kill ? kFlagKill : uint8_t{0};
+    c.client_order_id = ClientOrderId{token};
+    return c;
+  }
 
  private:
   std::unique_ptr<Engine> engine_;

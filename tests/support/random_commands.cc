@@ -54,6 +54,12 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
   // Pre-open lengths: a separate generator too. Commands come every 1 to
   // 51 us, so 1 to 4 ms ends most pre-opens by their scheduled open.
   std::mt19937_64 pre_open_rng(seed ^ 0x9e0be7ull);
+  // Kill switches replace about one command in 300 (a kill of the acting
+  // account) and, while accounts are killed, one in 40 (a reinstate of the
+  // longest killed): a third generator, so the other commands stay what
+  // they were.
+  std::mt19937_64 kill_rng(seed ^ 0x4b111ull);
+  std::vector<AccountId> killed;
   for (std::size_t j = 0; j < n; ++j) {
     Command c;
     c.seq = Seq{first_seq + j};
@@ -151,6 +157,24 @@ std::vector<Command> RandomCommands(uint64_t seed, std::size_t n,
         if (collateral_rng() % 3 != 0) ++settle_date;
         k.target = static_cast<uint64_t>(settle_date);
         k.quantity = Quantity{collateral_rng() % 2 ? usd : -usd};
+      }
+      c = k;
+    }
+    const bool kill = kill_rng() % 300 == 0;
+    const bool reinstate = !killed.empty() && kill_rng() % 40 == 0;
+    if (kill || reinstate) {
+      Command k;
+      k.seq = c.seq;
+      k.ts = c.ts;
+      k.type = CommandType::kKillSwitch;
+      k.client_order_id = c.client_order_id;
+      if (kill) {
+        k.account = c.account;
+        k.flags = kFlagKill;
+        killed.push_back(c.account);
+      } else {
+        k.account = killed.front();
+        killed.erase(killed.begin());
       }
       c = k;
     }

@@ -24,7 +24,9 @@ EngineConfig SmallMarketConfig();
 // (rejected DUPLICATE_CLIENT_ORDER_ID when that one was accepted the same
 // trading day); about one command in 670 is an EndOfSession of all
 // instruments; one in 40 is a kCollateral deposit, withdrawal or
-// settlement booking (some for a date already booked).
+// settlement booking (some for a date already booked); one in 300 kills
+// the acting account and, while accounts are killed, one in 40 reinstates
+// the longest killed one.
 std::vector<Command> RandomCommands(
     uint64_t seed, std::size_t n, uint64_t first_seq = 1,
     int64_t start_ns = 1'800'000'000'000'000'000);

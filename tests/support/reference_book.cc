@@ -120,6 +120,9 @@ void ReferenceEngine::Apply(const Command& cmd, std::vector<Event>& out) {
         Emit(e);
       }
       break;
+    case CommandType::kKillSwitch:
+      KillSwitch(cmd);
+      break;
     default:
       EmitReject(cmd, RejectCode::kUnknownCommand);
       break;
@@ -186,6 +189,9 @@ void ReferenceEngine::NewOrder(const Command& cmd) {
   if (cmd.client_order_id.value != 0 &&
       client_order_ids_.count(client_key) != 0) {
     return EmitReject(cmd, RejectCode::kDuplicateClientOrderId);
+  }
+  if (killed_.count(cmd.account.value) != 0) {
+    return EmitReject(cmd, RejectCode::kAccountKilled);
   }
   if (inst->state == InstrumentState::kExpired) {
     return EmitReject(cmd, RejectCode::kInstrumentExpired);
@@ -467,6 +473,9 @@ void ReferenceEngine::ReplaceOrder(const Command& cmd) {
     return EmitReject(cmd, RejectCode::kUnknownOrder);
   }
   const RefOrder old = *found;
+  if (killed_.count(old.account.value) != 0) {
+    return EmitReject(cmd, RejectCode::kAccountKilled);
+  }
   Instrument& inst = *FindInstrument(old.instrument);
   const InstrumentConfig& ic = inst.config;
   if (inst.state != InstrumentState::kOpen &&
@@ -573,6 +582,36 @@ void ReferenceEngine::MassCancel(const Command& cmd) {
   done.instrument = cmd.instrument;
   done.client_order_id = cmd.client_order_id;
   done.count = count;
+  Emit(done);
+}
+
+// Kill switch: a kill cancels the account's resting orders by order id and
+// refuses its new orders and replaces until a reinstate; both are accepted
+// in any state.
+void ReferenceEngine::KillSwitch(const Command& cmd) {
+  if (!has_account(cmd.account)) {
+    return EmitReject(cmd, RejectCode::kUnknownAccount);
+  }
+  if ((cmd.flags & ~1u) != 0) return EmitReject(cmd, RejectCode::kInvalidFlags);
+  const bool kill = cmd.flags == 1;
+  uint32_t count = 0;
+  if (kill) {
+    for (const RefOrder& o : AllRestingOrders()) {
+      if (o.account != cmd.account) continue;
+      const RefOrder r = Remove(o.id);
+      EmitCancelled(EventType::kOrderCancelled, r, CancelReason::kKillSwitch,
+                    r.leaves.lots);
+      ++count;
+    }
+    killed_.insert(cmd.account.value);
+  } else {
+    killed_.erase(cmd.account.value);
+  }
+  Event done = Base(EventType::kKillSwitchSet);
+  done.account = cmd.account;
+  done.reason = kill ? 1 : 0;
+  done.count = count;
+  done.client_order_id = cmd.client_order_id;
   Emit(done);
 }
 
@@ -1260,6 +1299,10 @@ uint64_t ReferenceEngine::StateHash() const {
     h.Add(money);
     h.Add(date);
   }
+  for (const uint32_t account : killed_) {
+    h.Add(uint64_t{0x4b494c4c});  // "KILL"
+    h.Add(static_cast<uint64_t>(account));
+  }
   if (!client_order_ids_.empty()) {
     uint64_t sum = 0;
     for (const auto& [account, id] : client_order_ids_) {
@@ -1420,6 +1463,8 @@ const char* EventTypeName(EventType t) {
       return "CollateralChanged";
     case EventType::kSettlementRerun:
       return "SettlementRerun";
+    case EventType::kKillSwitchSet:
+      return "KillSwitchSet";
     case EventType::kEligibilityChanged:
       return "EligibilityChanged";
     case EventType::kIndicativeOpen:
@@ -1468,6 +1513,8 @@ const char* CommandTypeName(CommandType t) {
       return "Collateral";
     case CommandType::kSettlementRerun:
       return "SettlementRerun";
+    case CommandType::kKillSwitch:
+      return "KillSwitch";
     case CommandType::kTimer:
       return "Timer";
   }

@@ -99,6 +99,7 @@ class ReferenceEngine {
   // none); 0 for an unknown account.
   int64_t collateral(AccountId account) const;
   int64_t settled_date(AccountId account) const;
+  bool killed(AccountId account) const { return killed_.count(account.value) != 0; }
   // The account's margin requirement: the larger initial margin of "every
   // open buy fills" and "every open sell fills"; -1 when a leg's
   // |lots| x GPU-hours x price leaves int64.
@@ -151,6 +152,7 @@ class ReferenceEngine {
   void SetReferencePrice(const Command& cmd);
   void EndOfSession(const Command& cmd);
   void Collateral(const Command& cmd);
+  void KillSwitch(const Command& cmd);
 
   // The pre-trade margin check of docs/matching.md for an order that adds
   // `added` open lots on `side` of `instrument` (negative: removes them).
@@ -219,6 +221,8 @@ class ReferenceEngine {
   // Account -> collateral (micro-dollars) and last settlement date booked.
   std::map<uint32_t, int64_t> collateral_;
   std::map<uint32_t, int64_t> settled_date_;
+  // Accounts whose kill switch is on.
+  std::set<uint32_t> killed_;
   MarginParams margin_;
 
   Seq last_seq_;

@@ -294,6 +294,7 @@ void AddAdminCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
   AddUserCommands(*admin, g, exit_code);
   AddApiKeyCommands(*admin, g, exit_code);
   AddHaltCommands(*admin, g, exit_code);
+  AddKillCommands(*admin, app, g, exit_code);
 }
 
 }  // namespace cfx::gateway::cli

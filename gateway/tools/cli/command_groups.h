@@ -34,6 +34,10 @@ void AddApiKeyCommands(CLI::App& admin, const std::shared_ptr<GlobalOptions>& g,
 // admin halt | resume, under `admin` (halt_commands.cc).
 void AddHaltCommands(CLI::App& admin, const std::shared_ptr<GlobalOptions>& g,
                      int* exit_code);
+// admin kill | reinstate under `admin`, and risk kill | reinstate
+// (kill_commands.cc).
+void AddKillCommands(CLI::App& admin, CLI::App& app,
+                     const std::shared_ptr<GlobalOptions>& g, int* exit_code);
 // rating set | revoke | show (reference_commands.cc).
 void AddRatingCommands(CLI::App& app, const std::shared_ptr<GlobalOptions>& g,
                        int* exit_code);

@@ -21,7 +21,9 @@ using exchange::FormatPrice;
 using exchange::FormatUtcTimestamp;
 using exchange::InstrumentState;
 using exchange::kFlagPostOnly;
+using exchange::kFlagKill;
 using exchange::kKnownFlags;
+using exchange::kKnownKillSwitchFlags;
 using exchange::OrderType;
 using exchange::Price;
 using exchange::Side;
@@ -55,7 +57,8 @@ std::string TypeName(CommandType t) {
       {CommandType::kReportFailure, "REPORT_FAILURE"},
       {CommandType::kIndexFixing, "INDEX_FIXING"},
       {CommandType::kCollateral, "COLLATERAL"},
-      {CommandType::kSettlementRerun, "SETTLEMENT_RERUN"}};
+      {CommandType::kSettlementRerun, "SETTLEMENT_RERUN"},
+      {CommandType::kKillSwitch, "KILL_SWITCH"}};
   return NameOf(t, kNames);
 }
 
@@ -144,6 +147,8 @@ unsigned UsedFields(const Command& c) {
       return kAccount | kQuantity | kTarget | kClientOrderId;
     case CommandType::kSettlementRerun:
       return kTarget | kClientOrderId;
+    case CommandType::kKillSwitch:
+      return kAccount | kFlags | kClientOrderId;
     default:
       return 0;
   }
@@ -226,6 +231,14 @@ std::string FormatCommandText(const Command& c) {
       break;
     case CommandType::kSettlementRerun:
       add(SettlementDateText(c.target));
+      add(cl);
+      break;
+    case CommandType::kKillSwitch:
+      add(acct);
+      add((c.flags & kFlagKill) != 0 ? "KILL" : "REINSTATE");
+      if ((c.flags & ~kKnownKillSwitchFlags) != 0) {
+        add("flags=" + std::to_string(static_cast<unsigned>(c.flags)));
+      }
       add(cl);
       break;
     default:

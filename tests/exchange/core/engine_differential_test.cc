@@ -226,6 +226,7 @@ class CommandGenerator {
   CommandGenerator(uint64_t seed, int total_commands, bool deep_book)
       : rng_(seed),
         pre_open_rng_(seed ^ 0x9e0be7ull),
+        kill_rng_(seed ^ 0x4b111ull),
         total_(total_commands),
         deep_(deep_book) {}
 
@@ -261,6 +262,7 @@ class CommandGenerator {
       c.type = static_cast<CommandType>(
           rng_.Chance(1, 2) ? 0 : 12 + rng_.Uniform(0, 100));
     }
+    KillSwitch(ref, c);
     GeneratedCommand g;
     g.cmd = c;
     g.cmd.ts = Timestamp{ts_};
@@ -556,6 +558,39 @@ class CommandGenerator {
     return c;
   }
 
+  // Kill switches come from their own generator and replace the command
+  // just drawn, so a seed's other draws stay what they were before kill
+  // switches existed: about one command in 250 kills an account (now and
+  // then an unknown one, or with an unknown flag), and while accounts are
+  // killed one in 30 reinstates one (sometimes a live one: accepted, no
+  // change). A killed account's orders and replaces are refused meanwhile.
+  void KillSwitch(const ReferenceEngine& ref, Command& c) {
+    std::vector<AccountId> killed;
+    for (AccountId a : ref.account_ids()) {
+      if (ref.killed(a)) killed.push_back(a);
+    }
+    const bool kill = kill_rng_.Chance(1, 250);
+    const bool reinstate = !killed.empty() && kill_rng_.Chance(1, 30);
+    if (!kill && !reinstate) return;
+    Command k;
+    k.type = CommandType::kKillSwitch;
+    k.client_order_id = ClientOrderId{next_client_id_++};
+    const int64_t r = kill_rng_.Uniform(0, 99);
+    if (kill) {
+      k.flags = kFlagKill;
+      k.account = AccountId{static_cast<uint32_t>(kill_rng_.Uniform(1, 5))};
+      if (r < 5) k.account = AccountId{r < 2 ? 0u : 6u};
+      if (r >= 93) k.flags = r < 97 ? uint8_t{0x3} : uint8_t{0x80};
+    } else {
+      k.account = killed[static_cast<std::size_t>(kill_rng_.Uniform(
+          0, static_cast<int64_t>(killed.size()) - 1))];
+      if (r < 10) {
+        k.account = AccountId{static_cast<uint32_t>(kill_rng_.Uniform(1, 5))};
+      }
+    }
+    c = k;
+  }
+
   Command MassCancel() {
     Command c;
     c.type = CommandType::kMassCancel;
@@ -657,6 +692,7 @@ class CommandGenerator {
   // Pre-open lengths: a generator of their own, so the rest of the stream
   // is what it was before pre-opens had a length.
   Rng pre_open_rng_;
+  Rng kill_rng_;
   int total_;
   bool deep_;
   int index_ = 0;
@@ -850,6 +886,11 @@ class Differential {
              << engine_->settled_date(a) << "), reference "
              << ref_.collateral(a) << " (settled " << ref_.settled_date(a)
              << ")\n";
+        }
+        if (id.value == 1 && engine_->killed(a) != ref_.killed(a)) {
+          os << "kill switch of account " << a.value << " differs: engine "
+             << engine_->killed(a) << ", reference " << ref_.killed(a)
+             << "\n";
         }
         if (engine_->position(a, id) != ref_.position(a, id)) {
           os << "position of account " << a.value << " in " << id.value
@@ -1305,6 +1346,29 @@ TEST(EngineDifferential, RandomStreamsExerciseMarginAndCollateral) {
   }
   // Margin never stops everything: futures orders still trade.
   EXPECT_GT(totals.counts["NewOrder -> Trade"], 100) << totals.ToString();
+}
+
+// The streams reach the kill switch: kills that cancel resting orders,
+// orders refused while an account is killed, reinstates, and the rejects
+// of a kill.
+TEST(EngineDifferential, RandomStreamsExerciseKillSwitches) {
+  uint64_t env_seed = 0;
+  if (EnvSeed(&env_seed)) GTEST_SKIP() << "CFX_TEST_SEED is set";
+  Stats totals;
+  for (uint64_t seed : {1u, 2u, 5u, 8u, 13u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::string failure = RunSeed(seed, Variant::kStandard, &totals);
+    ASSERT_TRUE(failure.empty()) << failure;
+  }
+  for (const char* key : {
+           "KillSwitch -> KillSwitchSet",
+           "KillSwitch -> OrderCancelled KILL_SWITCH",
+           "KillSwitch -> Rejected UNKNOWN_ACCOUNT",
+           "KillSwitch -> Rejected INVALID_FLAGS",
+           "NewOrder -> Rejected ACCOUNT_KILLED",
+       }) {
+    EXPECT_GT(totals.counts[key], 0) << key << "\n" << totals.ToString();
+  }
 }
 
 // The 64-bit notional limit placed inside the generated price and quantity

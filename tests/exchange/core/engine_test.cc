@@ -789,11 +789,11 @@ TEST_F(EngineTest, SnapshotWithBadClientOrderIdEntriesIsDataLoss) {
   const std::string snap = d_.engine().SaveSnapshot();
   // The two entries (u32 account, u64 id each) are followed by the spot
   // trade count (u32, 0), the four accounts' collateral (u32 count, then
-  // u32 account, i64 collateral, i64 settled date each) and the empty
-  // reference-data registry.
+  // u32 account, i64 collateral, i64 settled date, u8 kill switch each) and
+  // the empty reference-data registry.
   std::string registry;
   Registry(ReferenceConfig{}).Save(&registry);
-  const std::size_t accounts = 4 + 4 * 20;
+  const std::size_t accounts = 4 + 4 * 21;
   const std::size_t second = snap.size() - 4 - accounts - registry.size() - 12;
   auto load = [](std::string bytes) {
     D fresh(TestConfig());

@@ -5,7 +5,8 @@
 # holds the helpers the gateway/pb tests share. spot_listing_test.cc also
 # drives a FIX client (tests/gateway/fix/fix_test_client.h), as does
 # user_admin_test.cc (the admin's user commands); api_key_admin_test.cc runs
-# the API key commands.
+# the API key commands; kill_switch_test.cc the kill switches over protobuf
+# and FIX.
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/api_key_admin_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/connection_slots_test.cc
@@ -16,6 +17,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/halt_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_end_to_end_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/index_one_reading_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kill_switch_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/margin_call_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/settlement_recovery_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/server_fixture.cc

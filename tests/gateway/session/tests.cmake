@@ -5,7 +5,8 @@
 # signed attestations, on files the attest tools write and sign
 # (attestation_samples.h, the RFC 8032 vector of
 # tests/gateway/crypto/ed25519_test_vector.h); the logon
-# credential checker, the back-off table and the known sources.
+# credential checker, the back-off table and the known sources; the kill
+# switch requests (kill_switches_test.cc).
 list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/acceptor_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/attestation_check_test.cc
@@ -13,6 +14,7 @@ list(APPEND GATEWAY_TEST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/client_order_index_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/connection_limiter_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/credential_check_test.cc
+  ${CMAKE_CURRENT_LIST_DIR}/kill_switches_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/known_sources_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/logon_backoff_test.cc
   ${CMAKE_CURRENT_LIST_DIR}/order_view_test.cc

@@ -1086,6 +1086,69 @@ TEST_F(CliEndToEndTest, ClockAdvanceByATraderIsRefused) {
   EXPECT_EQ(r.out, "2026-12-01T00:00:00.000000000Z  simulated\n");
 }
 
+// ---------------------------------------------------------------- kill
+
+// "killed account FIRM-A: 1 resting order cancelled, seq " + a number.
+bool HasSeqSuffix(const std::string& out, const std::string& prefix) {
+  if (out.rfind(prefix, 0) != 0 || out.size() < prefix.size() + 2 ||
+      out.back() != '\n') {
+    return false;
+  }
+  for (std::size_t i = prefix.size(); i + 1 < out.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(out[i]))) return false;
+  }
+  return true;
+}
+
+TEST_F(CliEndToEndTest, AdminKillsAFirmAndItsClearingMemberReinstatesIt) {
+  OrderRow buy;
+  ASSERT_NO_FATAL_FAILURE(RestingBuy("5", "5.80", &buy));
+  ToolResult r = RunAs("admin", {"admin", "kill", "FIRM-A", "--reason",
+                                 "runaway algo"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(HasSeqSuffix(
+      r.out, "killed account FIRM-A: 1 resting order cancelled, seq "))
+      << r;
+
+  r = Order("trader-a", "buy", "1", "5.80");
+  ExpectOneErrorLine(r, 1, "cfx: order rejected: ACCOUNT_KILLED");
+
+  // CM-2 does not clear FIRM-A: the account does not exist for it.
+  r = RunAs("clear-2", {"risk", "reinstate", "FIRM-A"});
+  ExpectOneErrorLine(r, 1,
+                     "cfx: reinstate rejected: UNKNOWN_ACCOUNT: no account "
+                     "\"FIRM-A\"");
+  r = RunAs("clear-1", {"risk", "reinstate", "FIRM-A", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r;
+  const std::vector<Json> acks = JsonLines(r.out);
+  ASSERT_EQ(acks.size(), 1u) << r;
+  EXPECT_EQ(acks[0].Str("type"), "kill_switch");
+  EXPECT_EQ(acks[0].Str("account"), "FIRM-A");
+  EXPECT_EQ(acks[0].Str("action"), "REINSTATE");
+
+  r = Order("trader-a", "buy", "1", "5.70");
+  EXPECT_EQ(r.exit_code, 0) << r;
+}
+
+TEST_F(CliEndToEndTest, KillArgumentErrorsAndRefusals) {
+  ToolResult r = RunAs("admin", {"admin", "kill", "FIRM-Z"});
+  ExpectOneErrorLine(r, 1,
+                     "cfx: kill rejected: UNKNOWN_FIRM: no firm \"FIRM-Z\"");
+  r = RunAs("admin", {"admin", "kill"});
+  ExpectOneErrorLine(r, 2, "cfx: name a FIRM or --account ACCOUNT, not both");
+  r = RunAs("admin",
+            {"admin", "kill", "--account", "FIRM-B", "--reason", "tab\there"});
+  ExpectOneErrorLine(r, 1,
+                     "cfx: kill rejected: INVALID_REASON_TEXT: reason: at "
+                     "most 200 bytes of printable ASCII");
+  r = RunAs("clear-1", {"risk", "kill", "FIRM-B"});
+  EXPECT_EQ(r.exit_code, 0) << r;
+  EXPECT_TRUE(HasSeqSuffix(
+      r.out, "killed account FIRM-B: 0 resting orders cancelled, seq "))
+      << r;
+}
+
 // ---------------------------------------------------------------- watch
 
 TEST_F(CliEndToEndTest, WatchExitsAfterOneUpdateWhenAnotherClientChangesBook) {
